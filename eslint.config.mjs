@@ -1,0 +1,47 @@
+// Lint enforces the boundaries of STYLE.md: no deep imports across workspaces, no cycles,
+// no floating promises, consistent type imports.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', 'bench/report/**', 'charts/**', '**/*.mjs', 'loadtest/**/*.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ alwaysTryTypes: true })],
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      'import-x/no-cycle': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@voicegw/*/*', '**/shared/src/**', '**/api/src/**', '**/media-node/src/**'],
+              message: 'Import another workspace through its package entry (@voicegw/<name>).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+    },
+  },
+);

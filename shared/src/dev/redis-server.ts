@@ -1,0 +1,104 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A redis-server child process on a free loopback port, for tests and `npm start`. */
+export interface SpawnedRedis {
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+const INSTALL_HINT =
+  'redis-server was not found on PATH. Install it with `apt-get update && apt-get install -y redis-server` ' +
+  '(Debian/Ubuntu) or `brew install redis` (macOS), or set REDIS_URL to a running Redis.';
+
+export function redisServerAvailable(): boolean {
+  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('could not allocate a port'));
+      });
+    });
+  });
+}
+
+export interface SpawnRedisOptions {
+  /** Append-only persistence, as production runs it; tests turn it off for speed. */
+  readonly appendOnly: boolean;
+  readonly port?: number;
+  readonly dir?: string;
+}
+
+export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRedis> {
+  if (!redisServerAvailable()) throw new Error(INSTALL_HINT);
+  const port = options.port ?? (await freePort());
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'voicegw-redis-'));
+  const ownsDir = options.dir === undefined;
+  const args = [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--dir', dir,
+    '--save', '',
+    '--appendonly', options.appendOnly ? 'yes' : 'no',
+    '--appendfsync', 'everysec',
+  ];
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  await waitForReady(child, port);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop: async () => {
+      await stopChild(child);
+      if (ownsDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitForReady(child: ChildProcess, port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`redis-server on port ${port} did not start in 10 s:\n${output}`));
+    }, 10_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited with code ${code ?? 'null'}:\n${output}`));
+    });
+  });
+  child.stdout?.resume();
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

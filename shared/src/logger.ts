@@ -1,0 +1,39 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger };
+
+export interface LoggerSettings {
+  /** Process name, bound to every line as `proc`. */
+  readonly name: string;
+  readonly level: string;
+  /** Pretty, human-readable lines (development only); JSON otherwise. */
+  readonly pretty?: boolean;
+}
+
+/** Header and field names whose values must never reach a log line. */
+export const REDACTED_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers["x-admin-api-key"]',
+  'req.headers.authorization',
+  'api_key',
+  'webhook_secret',
+  '*.api_key',
+  '*.webhook_secret',
+];
+
+export function createLogger(settings: LoggerSettings): Logger {
+  const options: LoggerOptions = {
+    name: settings.name,
+    level: settings.level,
+    base: { proc: settings.name },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (settings.pretty) {
+    return pino({
+      ...options,
+      transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname' } },
+    });
+  }
+  return pino(options);
+}
