@@ -1,12 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { spawnRedis } from '@voicegw/shared';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    redisUrl: string;
-  }
-}
-
 /** One real redis-server for the whole run; each test file isolates itself with its own key prefix. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const redis = await spawnRedis({ appendOnly: false });

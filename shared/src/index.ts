@@ -3,3 +3,56 @@ export { createLogger, REDACTED_PATHS } from './logger.js';
 export type { Logger, LoggerSettings } from './logger.js';
 export { spawnRedis, freePort, redisServerAvailable, stopChild } from './dev/redis-server.js';
 export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';
+
+export { loadConfig, ConfigError } from './config/load.js';
+export { CommonEnv, BooleanFlag } from './config/common.js';
+
+export { ERRORS, GatewayError, fail } from './errors/catalogue.js';
+export type { ErrorCode, GatewayErrorOptions } from './errors/catalogue.js';
+
+export * from './ids.js';
+
+export { EVENT_NAMES, isEventName } from './events/names.js';
+export type { EventName } from './events/names.js';
+export { EventPayloadSchemas, HANGUP_CAUSES, DIGITS_STATUSES } from './events/payloads.js';
+export type { EventPayload, HangupCause } from './events/payloads.js';
+export type { EventEnvelope } from './events/envelope.js';
+export { RedisStreamPublisher, envelope, EVENT_FIELDS } from './events/publisher.js';
+export type { EventPublisher } from './events/publisher.js';
+
+export {
+  SessionCommandBodies,
+  SESSION_COMMAND_NAMES,
+  isSessionCommandName,
+  resultCommandName,
+  DialBody,
+  AudioUrl,
+  AudioUrls,
+  ISRAELI_NUMBER_PATTERN,
+  URL_PATTERN,
+  MAX_URLS,
+  MAX_URL_LENGTH,
+  COMMAND_UID_PATTERN,
+} from './commands/schemas.js';
+export type { SessionCommandName, SessionCommandArgs, DialArgs } from './commands/schemas.js';
+export { COMMAND_FIELD, encodeCommand, decodeCommand } from './commands/stream.js';
+export type {
+  CommandMessage,
+  SessionCommandMessage,
+  RoomCommandMessage,
+  RoomCommandName,
+  DialCommandMessage,
+} from './commands/stream.js';
+
+export { RedisKeys } from './redis/keys.js';
+export { createRedis } from './redis/client.js';
+export type { RedisClientOptions } from './redis/client.js';
+export { LuaScripts } from './redis/scripts.js';
+export type { ScriptName } from './redis/scripts.js';
+
+export { SessionStore, parseSession } from './sessions/record.js';
+export type { SessionRecord, NewSession, ConferenceState, DialStatus } from './sessions/record.js';
+export { NodeRegistry, PrefixCollisionError } from './nodes/registry.js';
+export type { NodeHeartbeat, LiveNode } from './nodes/registry.js';
+
+export { createMetricsRegistry } from './metrics.js';

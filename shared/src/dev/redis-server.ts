@@ -47,12 +47,18 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRed
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'voicegw-redis-'));
   const ownsDir = options.dir === undefined;
   const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--dir', dir,
-    '--save', '',
-    '--appendonly', options.appendOnly ? 'yes' : 'no',
-    '--appendfsync', 'everysec',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    options.appendOnly ? 'yes' : 'no',
+    '--appendfsync',
+    'everysec',
   ];
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   await waitForReady(child, port);

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import type { EventPublisher, Logger } from '@voicegw/shared';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { ApiConfig } from './config.js';
+import auth from './plugins/auth.js';
+import errors from './plugins/errors.js';
+import httpMetrics from './plugins/http-metrics.js';
+import infrastructure from './plugins/infrastructure.js';
+import jsonBody from './plugins/json-body.js';
+import openapi from './plugins/openapi.js';
+import rateLimit from './plugins/rate-limit.js';
+import recentErrors from './plugins/recent-errors.js';
+import validators from './plugins/validators.js';
+import adminRoutes from './routes/admin/index.js';
+import healthRoutes from './routes/health.js';
+import v1Routes from './routes/v1.js';
+
+export interface BuildAppOptions {
+  readonly config: ApiConfig;
+  /** The process logger; without one the app logs nothing (tests). */
+  readonly logger?: Logger;
+  readonly events?: EventPublisher;
+}
+
+export type App = FastifyInstance;
+
+const REQUEST_ID = /^[\w.-]{1,128}$/;
+
+/** Builds the api without listening: infrastructure first, then domain plugins, then routes. */
+export async function buildApp(options: BuildAppOptions): Promise<App> {
+  const { config } = options;
+  const app = Fastify({
+    ...(options.logger
+      ? { loggerInstance: options.logger as FastifyBaseLogger }
+      : { logger: false }),
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(validators);
+  await app.register(errors);
+  await app.register(jsonBody);
+  await app.register(infrastructure, {
+    config,
+    ...(options.events ? { events: options.events } : {}),
+  });
+  await app.register(rateLimit);
+  await app.register(auth);
+  await app.register(recentErrors);
+  await app.register(httpMetrics);
+  await app.register(openapi);
+
+  await app.register(healthRoutes);
+  await app.register(adminRoutes, { prefix: '/admin' });
+  await app.register(v1Routes, { prefix: '/api/v1' });
+  return app;
+}

@@ -1,0 +1,64 @@
+import { BooleanFlag, CommonEnv, loadConfig } from '@voicegw/shared';
+import { Type, type Static } from 'typebox';
+
+/** Environment of the api process. docs/configuration.md lists the same variables. */
+export const ApiEnv = Type.Object({
+  ...CommonEnv,
+  PORT: Type.Integer({ minimum: 0, maximum: 65_535, default: 8080, description: 'HTTP port.' }),
+  HOST: Type.String({ default: '0.0.0.0', description: 'HTTP listen address.' }),
+  ADMIN_API_KEY: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description: 'Server-level admin key. Unset: every admin endpoint answers 503.',
+    }),
+  ),
+  ALLOW_HTTP_WEBHOOKS: BooleanFlag(false, 'Accept http:// webhook URLs (otherwise https only).'),
+  ALLOW_LOCALHOST_WEBHOOKS: BooleanFlag(
+    false,
+    'Accept webhook URLs that resolve to loopback or private ranges.',
+  ),
+  RECORDING_SERVICE_URL: Type.Optional(
+    Type.String({
+      pattern: '^(wss?|https?)://',
+      description: 'Recording receiver address. Unset: record/start answers 503.',
+    }),
+  ),
+  TRUST_PROXY: BooleanFlag(false, 'Take the client IP from X-Forwarded-For (behind a proxy).'),
+  APP_CACHE_TTL_MS: Type.Integer({
+    minimum: 0,
+    maximum: 1000,
+    default: 1000,
+    description: 'How long app configuration is cached in process (invalidated over pub/sub).',
+  }),
+  RATE_LIMIT_PER_SECOND: Type.Integer({
+    minimum: 1,
+    default: 10_000,
+    description: 'Authenticated requests per app and client IP per 1 s window.',
+  }),
+  RATE_LIMIT_UNAUTHENTICATED_PER_SECOND: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'Unauthenticated requests per client IP per 1 s window.',
+  }),
+  COMMAND_UID_TTL_SEC: Type.Integer({
+    minimum: 60,
+    default: 86_400,
+    description: 'How long a command_uid is remembered for idempotent replays.',
+  }),
+  RECENT_ERRORS_MAX: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 200,
+    description: 'How many server-side errors /admin/recent-errors keeps.',
+  }),
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({
+    minimum: 50,
+    default: 1000,
+    description: 'A Redis command that takes longer fails the request (5xx) instead of hanging it.',
+  }),
+});
+
+export type ApiConfig = Static<typeof ApiEnv>;
+
+export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =>
+  loadConfig(ApiEnv, env);

@@ -1,0 +1,66 @@
+import { createRedis, type RedisKeys } from '@voicegw/shared';
+import type { Redis } from 'ioredis';
+import type { AppRecord, AppStore } from './apps.js';
+
+interface Entry {
+  readonly app: AppRecord | undefined;
+  readonly expires: number;
+}
+
+/** Upper bound of cached entries, so random app ids cannot grow the cache without limit. */
+const MAX_ENTRIES = 50_000;
+
+/**
+ * App configuration as the hot path reads it: cached in process for at most `ttlMs` and dropped
+ * at once when any node announces a change on the apps channel, so a deleted app's key stops
+ * authenticating everywhere within a pub/sub round trip.
+ */
+export class AppDirectory {
+  private readonly cache = new Map<string, Entry>();
+  private subscriber: Redis | undefined;
+  /** Bumped on every announcement, so a read that raced with a change is not cached. */
+  private generation = 0;
+
+  constructor(
+    private readonly store: AppStore,
+    private readonly keys: RedisKeys,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** Subscribes to change announcements on a connection of its own. */
+  async start(redisUrl: string, onError: (err: Error) => void): Promise<void> {
+    const subscriber = createRedis(redisUrl, { name: 'api:apps-changed' });
+    subscriber.on('error', onError);
+    subscriber.on('message', (_channel: string, appId: string) => this.forget(appId));
+    // After a reconnect, changes may have been missed: forget everything cached.
+    subscriber.on('ready', () => {
+      this.generation++;
+      this.cache.clear();
+    });
+    await subscriber.subscribe(this.keys.appsChanged());
+    this.subscriber = subscriber;
+  }
+
+  async stop(): Promise<void> {
+    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    this.cache.clear();
+  }
+
+  async get(appId: string): Promise<AppRecord | undefined> {
+    const now = Date.now();
+    const hit = this.cache.get(appId);
+    if (hit && hit.expires > now) return hit.app;
+    const generation = this.generation;
+    const app = await this.store.get(appId);
+    if (this.ttlMs > 0 && generation === this.generation) {
+      if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
+      this.cache.set(appId, { app, expires: now + this.ttlMs });
+    }
+    return app;
+  }
+
+  forget(appId: string): void {
+    this.generation++;
+    this.cache.delete(appId);
+  }
+}

@@ -1,0 +1,36 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import fp from 'fastify-plugin';
+
+/** OpenAPI 3.1 generated from the route schemas; UI at /docs, JSON at /docs/json. */
+export default fp(
+  async (app) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'voicegw API',
+          version: '1.0.0',
+          description:
+            'Control live phone calls over HTTP and receive every call event as a signed webhook.',
+        },
+        components: {
+          securitySchemes: {
+            appId: { type: 'apiKey', in: 'header', name: 'X-App-ID' },
+            apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+            adminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-API-Key' },
+          },
+        },
+        tags: [
+          { name: 'sessions', description: 'Per-session call control commands' },
+          { name: 'conferences', description: 'Conference rooms' },
+          { name: 'dial', description: 'Outbound calls' },
+          { name: 'admin', description: 'Application administration (server admin key)' },
+          { name: 'operations', description: 'Health and metrics' },
+        ],
+      },
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs' });
+  },
+  { name: 'openapi' },
+);

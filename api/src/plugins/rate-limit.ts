@@ -1,0 +1,80 @@
+import { GatewayError } from '@voicegw/shared';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { effectiveRateLimit } from '../domain/apps.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    rateLimiter: RateLimiter;
+  }
+  interface FastifyContextConfig {
+    /** `script`: the route's own Lua script counts the request (the session command hot path). */
+    rateLimit?: 'script';
+  }
+}
+
+const SECOND = 1000;
+const MINUTE = 60_000;
+
+/** The two authenticated windows of one request, as KEYS and ARGV for a Lua script. */
+export interface RateWindows {
+  readonly keys: readonly [string, string];
+  readonly args: readonly [number, number, number, number];
+}
+
+export interface RateLimiter {
+  windows(request: FastifyRequest): RateWindows;
+  authenticated(request: FastifyRequest): Promise<void>;
+  unauthenticated(request: FastifyRequest): Promise<void>;
+}
+
+export const rateLimited = (code: 'RATE_LIMITED' | 'COMMAND_RATE_LIMITED', waitMs: number) =>
+  new GatewayError(code, {
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
+  });
+
+/**
+ * Cluster-wide fixed windows in Redis: per app and client IP per second (10,000 by default),
+ * per app per minute (the app's `rate_limit`, 0 → 100), and per client IP per second for
+ * requests that fail authentication (10 by default).
+ */
+export default fp(
+  async (app) => {
+    const { keys, scripts, config } = app;
+    const windowOf = (ms: number): number => Math.floor(Date.now() / ms);
+
+    const limiter: RateLimiter = {
+      windows(request) {
+        const appId = request.app.app_id;
+        return {
+          keys: [
+            keys.rateWindow('ip', `${appId}:${request.ip}`, windowOf(SECOND)),
+            keys.rateWindow('app', appId, windowOf(MINUTE)),
+          ],
+          args: [config.RATE_LIMIT_PER_SECOND, SECOND, effectiveRateLimit(request.app), MINUTE],
+        };
+      },
+
+      async authenticated(request) {
+        const { keys: windowKeys, args } = limiter.windows(request);
+        const wait = Number(await scripts.run('rateLimit', windowKeys, args));
+        if (wait > 0) throw rateLimited('RATE_LIMITED', wait);
+      },
+
+      async unauthenticated(request) {
+        const key = keys.rateWindow('anon', request.ip, windowOf(SECOND));
+        const args = [config.RATE_LIMIT_UNAUTHENTICATED_PER_SECOND, SECOND, 0, 0];
+        let wait = 0;
+        try {
+          wait = Number(await scripts.run('rateLimit', [key, key], args));
+        } catch (err) {
+          request.log.warn({ err }, 'unauthenticated rate limit not counted');
+        }
+        if (wait > 0) throw rateLimited('RATE_LIMITED', wait);
+      },
+    };
+
+    app.decorate('rateLimiter', limiter);
+  },
+  { name: 'rate-limit', dependencies: ['infrastructure'] },
+);

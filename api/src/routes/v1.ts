@@ -1,0 +1,18 @@
+import type { FastifyPluginAsync } from 'fastify';
+import conferenceRoutes from './conferences/index.js';
+import dialRoutes from './dial/index.js';
+import sessionRoutes from './sessions/index.js';
+
+/** Application endpoints: authenticated by X-App-ID/X-API-Key, then rate limited. */
+const v1Routes: FastifyPluginAsync = async (app) => {
+  app.addHook('onRequest', app.authenticateApp);
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.rateLimit !== 'script')
+      await app.rateLimiter.authenticated(request);
+  });
+  await app.register(conferenceRoutes, { prefix: '/conferences' });
+  await app.register(sessionRoutes, { prefix: '/sessions' });
+  await app.register(dialRoutes, { prefix: '/dial' });
+};
+
+export default v1Routes;

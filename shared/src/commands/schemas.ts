@@ -1,0 +1,90 @@
+import { Type, type Static, type TObject, type TProperties } from 'typebox';
+
+// Body schemas of the 17 session commands and of dial. They live in shared/ because the api
+// validates them and the media node executes their arguments: one definition, types derived.
+
+export const URL_PATTERN = '^https?://[^\\s]+$';
+export const MAX_URLS = 128;
+export const MAX_URL_LENGTH = 2048;
+export const COMMAND_UID_PATTERN = '^[a-zA-Z0-9._-]+$';
+
+export const AudioUrl = Type.String({ pattern: URL_PATTERN, maxLength: MAX_URL_LENGTH });
+export const AudioUrls = Type.Array(AudioUrl, { minItems: 1, maxItems: MAX_URLS });
+
+const envelope = {
+  command_uid: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 128, pattern: COMMAND_UID_PATTERN }),
+  ),
+};
+const body = <P extends TProperties>(props: P) =>
+  Type.Object({ ...envelope, ...props }, { additionalProperties: false });
+
+export const SessionCommandBodies = {
+  answer: body({}),
+  hangup: body({
+    cause: Type.String({ maxLength: 64, pattern: '^[A-Z_]+$', default: 'NORMAL_CLEARING' }),
+  }),
+  disconnect: body({}),
+  'playback/start': body({
+    urls: AudioUrls,
+    offset_sec: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400 })),
+  }),
+  'playback/stop': body({}),
+  'playback/pause': body({}),
+  'playback/resume': body({}),
+  'playback/seek': body({ position_ms: Type.Integer({ not: { const: 0 } }) }),
+  'playback/restart': body({}),
+  'playback/silence': body({}),
+  play_and_get_digits: body({
+    prompt_files: AudioUrls,
+    invalid_files: Type.Optional(Type.Array(AudioUrl, { maxItems: MAX_URLS })),
+    min_digits: Type.Integer({ minimum: 0, maximum: 128, default: 1 }),
+    max_digits: Type.Integer({ minimum: 1, maximum: 128, default: 10 }),
+    max_tries: Type.Integer({ minimum: 1, maximum: 10, default: 3 }),
+    timeout: Type.Integer({ minimum: 1000, maximum: 300_000, default: 5000 }),
+    terminators: Type.String({ maxLength: 16, pattern: '^[#*]*$', default: '#' }),
+  }),
+  'record/start': body({}),
+  'record/stop': body({}),
+  'conference/join': body({
+    room_id: Type.String({
+      pattern: '^[a-z0-9]{5}-room-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+    }),
+  }),
+  'conference/leave': body({}),
+  'conference/mute': body({}),
+  'conference/unmute': body({}),
+} satisfies Record<string, TObject>;
+
+export type SessionCommandName = keyof typeof SessionCommandBodies;
+export type SessionCommandArgs<C extends SessionCommandName = SessionCommandName> = Static<
+  (typeof SessionCommandBodies)[C]
+>;
+
+export const SESSION_COMMAND_NAMES = Object.keys(SessionCommandBodies) as SessionCommandName[];
+
+export function isSessionCommandName(name: string): name is SessionCommandName {
+  return Object.hasOwn(SessionCommandBodies, name);
+}
+
+/** The `command` field of command.result: `playback/start` → `playback.start`, `answer` → `call.answer`. */
+export function resultCommandName(command: SessionCommandName): string {
+  if (command === 'answer' || command === 'hangup' || command === 'disconnect')
+    return `call.${command}`;
+  return command.replace('/', '.');
+}
+
+/** Israeli domestic numbers: landline 02/03/04/08/09 + 7, mobile 050–055/058 + 7, VoIP 07x + 7. */
+export const ISRAELI_NUMBER_PATTERN = '^(?:0[23489][0-9]{7}|05[0-58][0-9]{7}|07[234679][0-9]{7})$';
+
+export const DialBody = Type.Object(
+  {
+    to: Type.String({ pattern: ISRAELI_NUMBER_PATTERN }),
+    from: Type.String({ pattern: ISRAELI_NUMBER_PATTERN }),
+    timeout_sec: Type.Integer({ minimum: 1, maximum: 300, default: 30 }),
+    max_duration_sec: Type.Integer({ minimum: 1, maximum: 14_400, default: 3600 }),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+export type DialArgs = Static<typeof DialBody>;

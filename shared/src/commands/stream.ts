@@ -1,0 +1,53 @@
+import type { DialArgs, SessionCommandArgs, SessionCommandName } from './schemas.js';
+
+/**
+ * Messages on a media node's command stream `cmd:{prefix}`. Each stream entry has one field,
+ * `c`, holding the JSON of one message; the api appends, the node's consumer group reads.
+ */
+export type CommandMessage = SessionCommandMessage | RoomCommandMessage | DialCommandMessage;
+
+export interface SessionCommandMessage<C extends SessionCommandName = SessionCommandName> {
+  readonly kind: 'session';
+  readonly command: C;
+  readonly session_id: string;
+  readonly app_id: string;
+  readonly operation_id: string;
+  readonly command_uid: string;
+  readonly args: Omit<SessionCommandArgs<C>, 'command_uid'>;
+  /** Epoch ms at which the api accepted the command (deferred timeouts count from here). */
+  readonly issued_at: number;
+}
+
+export type RoomCommandName = 'play' | 'pause' | 'stop' | 'volume' | 'destroy';
+
+export interface RoomCommandMessage {
+  readonly kind: 'room';
+  readonly command: RoomCommandName;
+  readonly room_id: string;
+  readonly app_id: string;
+  readonly operation_id: string;
+  readonly args: { readonly urls?: readonly string[]; readonly volume?: number };
+  readonly issued_at: number;
+}
+
+export interface DialCommandMessage {
+  readonly kind: 'dial';
+  readonly session_id: string;
+  readonly app_id: string;
+  readonly args: DialArgs;
+  readonly issued_at: number;
+}
+
+export const COMMAND_FIELD = 'c';
+
+export const encodeCommand = (message: CommandMessage): string => JSON.stringify(message);
+
+export function decodeCommand(raw: string): CommandMessage {
+  const message = JSON.parse(raw) as CommandMessage;
+  if (!message || !['session', 'room', 'dial'].includes(message.kind)) {
+    throw new Error(
+      `unknown command message kind: ${String((message as { kind?: unknown })?.kind)}`,
+    );
+  }
+  return message;
+}

@@ -1,0 +1,20 @@
+import { Type } from 'typebox';
+
+/** Boolean flags accept the spellings operators actually write. */
+export const BooleanFlag = (fallback: boolean, description: string) =>
+  Type.Boolean({ default: fallback, description });
+
+/** Environment shared by every process that talks to Redis and logs. */
+export const CommonEnv = {
+  REDIS_URL: Type.String({ pattern: '^rediss?://', description: 'Redis connection URL.' }),
+  REDIS_PREFIX: Type.String({
+    default: 'vg',
+    pattern: '^[a-zA-Z0-9_:-]{1,32}$',
+    description: 'Prefix of every Redis key, so several gateways can share one Redis.',
+  }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info', description: 'pino log level.' },
+  ),
+  LOG_PRETTY: BooleanFlag(false, 'Human-readable log lines instead of JSON (development).'),
+} as const;

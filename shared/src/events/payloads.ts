@@ -1,0 +1,101 @@
+import { Type, type Static, type TObject, type TProperties } from 'typebox';
+import type { EventName } from './names.js';
+
+// Payload schemas of every event: the contract's fields, plus DESIGN.md's choices where the
+// contract says "not shown". The webhook envelope (event_id, app_id, timestamp, metadata) is added
+// by the publisher and described in envelope.ts.
+
+const Str = Type.String();
+const Urls = Type.Array(Type.String());
+const SessionUuid = Type.String({ description: 'Session identifier `<prefix>-<uuid>`.' });
+
+const session = <P extends TProperties>(name: EventName, props: P) =>
+  Type.Object({ event: Type.Literal(name), session_uuid: SessionUuid, ...props });
+const room = <P extends TProperties>(name: EventName, props: P) =>
+  Type.Object({ event: Type.Literal(name), room_id: Str, ...props });
+
+export const HANGUP_CAUSES = [
+  'completed',
+  'busy',
+  'rejected',
+  'no_answer',
+  'unavailable',
+  'failed',
+] as const;
+export type HangupCause = (typeof HANGUP_CAUSES)[number];
+
+export const DIGITS_STATUSES = ['success', 'timeout', 'invalid', 'max_tries'] as const;
+
+const memberProps = {
+  room_id: Str,
+  member_id: Type.Optional(Str),
+  muted: Type.Boolean(),
+};
+
+export const EventPayloadSchemas = {
+  'call.new': session('call.new', { caller_id: Str, did: Str }),
+  'call.answered': session('call.answered', {
+    command_uid: Type.Optional(Str),
+    success: Type.Optional(Type.Boolean()),
+  }),
+  'call.hangup': session('call.hangup', {
+    hangup_cause: Type.Union(HANGUP_CAUSES.map((c) => Type.Literal(c))),
+    duration_seconds: Type.Integer({ minimum: 0 }),
+  }),
+  dtmf: session('dtmf', { digit: Str, duration_ms: Type.Integer({ minimum: 0 }) }),
+  'command.result': session('command.result', {
+    operation_id: Str,
+    command: Str,
+    command_uid: Str,
+    success: Type.Boolean(),
+    error: Type.Optional(Str),
+  }),
+  'playback.started': session('playback.started', { command_uid: Str, urls: Urls, file_path: Str }),
+  'playback.stopped': session('playback.stopped', {
+    command_uid: Str,
+    urls: Urls,
+    file_path: Str,
+    offset_ms: Type.Integer({ minimum: 0 }),
+    duration_ms: Type.Integer({ minimum: 0 }),
+  }),
+  'playback.file_not_found': session('playback.file_not_found', {
+    command_uid: Str,
+    urls: Urls,
+    file_path: Str,
+  }),
+  'digits.collected': session('digits.collected', {
+    command_uid: Str,
+    digits: Str,
+    terminator: Str,
+    status: Type.Union(DIGITS_STATUSES.map((s) => Type.Literal(s))),
+  }),
+  'recording.completed': session('recording.completed', {
+    recording_url: Str,
+    duration: Type.Number({ minimum: 0 }),
+    command_uid: Str,
+  }),
+  'session.dialing': session('session.dialing', { to: Str, from: Str }),
+  'session.ringing': session('session.ringing', { to: Str, from: Str }),
+  'session.early_media': session('session.early_media', { to: Str, from: Str }),
+  'conference.created': room('conference.created', { name: Str }),
+  'conference.destroyed': room('conference.destroyed', {}),
+  'conference.play.started': room('conference.play.started', { urls: Urls, operation_id: Str }),
+  'conference.play.finished': room('conference.play.finished', { urls: Urls, operation_id: Str }),
+  'conference.play.paused': room('conference.play.paused', { operation_id: Str }),
+  'conference.play.stopped': room('conference.play.stopped', { operation_id: Str }),
+  'conference.play.volume_changed': room('conference.play.volume_changed', {
+    volume: Type.Integer({ minimum: -50, maximum: 7 }),
+    operation_id: Str,
+  }),
+  'conference.member.joined': session('conference.member.joined', memberProps),
+  'conference.member.left': session('conference.member.left', memberProps),
+  'conference.member.muted': session('conference.member.muted', memberProps),
+  'conference.member.unmuted': session('conference.member.unmuted', memberProps),
+} satisfies Record<EventName, TObject>;
+
+type Schemas = typeof EventPayloadSchemas;
+
+/** The payload of one event, derived from its schema. */
+export type EventPayload<N extends EventName = EventName> = N extends EventName
+  ? Static<Schemas[N]>
+  : never;

@@ -1,0 +1,60 @@
+import type { Redis } from 'ioredis';
+import { newEventId } from '../ids.js';
+import type { RedisKeys } from '../redis/keys.js';
+import type { EventEnvelope } from './envelope.js';
+import type { EventName } from './names.js';
+import type { EventPayload } from './payloads.js';
+
+/** Where every process hands its events; the dispatcher delivers them in per-app order. */
+export interface EventPublisher {
+  publish<N extends EventName>(
+    appId: string,
+    payload: EventPayload<N>,
+    metadata?: Record<string, unknown>,
+  ): Promise<EventEnvelope<N>>;
+}
+
+export function envelope<N extends EventName>(
+  appId: string,
+  payload: EventPayload<N>,
+  metadata?: Record<string, unknown>,
+): EventEnvelope<N> {
+  return {
+    ...payload,
+    event_id: newEventId(),
+    app_id: appId,
+    timestamp: new Date().toISOString(),
+    ...(metadata ? { metadata } : {}),
+  } as EventEnvelope<N>;
+}
+
+/** Stream field names of one event entry. */
+export const EVENT_FIELDS = { app: 'app', body: 'e' } as const;
+
+/**
+ * Appends events to the Redis event stream: the default bus on one machine, and what tests read.
+ * Entries carry the app id as its own field so consumers can shard without parsing the body.
+ */
+export class RedisStreamPublisher implements EventPublisher {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  async publish<N extends EventName>(
+    appId: string,
+    payload: EventPayload<N>,
+    metadata?: Record<string, unknown>,
+  ): Promise<EventEnvelope<N>> {
+    const event = envelope(appId, payload, metadata);
+    await this.redis.xadd(
+      this.keys.events(),
+      '*',
+      EVENT_FIELDS.app,
+      appId,
+      EVENT_FIELDS.body,
+      JSON.stringify(event),
+    );
+    return event;
+  }
+}

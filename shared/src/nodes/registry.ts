@@ -1,0 +1,104 @@
+import type { Redis } from 'ioredis';
+import { nodePrefixFor } from '../ids.js';
+import type { RedisKeys } from '../redis/keys.js';
+
+/** What a media node announces in each heartbeat. */
+export interface NodeHeartbeat {
+  readonly name: string;
+  /** Concurrent calls this node accepts. */
+  readonly capacity: number;
+  readonly active_sessions: number;
+  /** Further outbound calls it accepts now (0 when draining or full). */
+  readonly outbound_capacity: number;
+  readonly draining: boolean;
+}
+
+export interface LiveNode extends NodeHeartbeat {
+  readonly prefix: string;
+}
+
+export class PrefixCollisionError extends Error {
+  constructor(prefix: string, owner: string, name: string) {
+    super(
+      `node prefix ${prefix} of "${name}" is already registered by "${owner}"; rename the node`,
+    );
+    this.name = 'PrefixCollisionError';
+  }
+}
+
+/** Media nodes: prefix registration, heartbeats with a TTL, and placement by load. */
+export class NodeRegistry {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  /** Registers the node's prefix (stable for a stable name); a collision is a startup error. */
+  async claimPrefix(nodeName: string): Promise<string> {
+    const prefix = nodePrefixFor(nodeName);
+    const claimed = await this.redis.set(this.keys.nodeOwner(prefix), nodeName, 'NX');
+    if (claimed === null) {
+      const owner = await this.redis.get(this.keys.nodeOwner(prefix));
+      if (owner !== nodeName) throw new PrefixCollisionError(prefix, owner ?? '?', nodeName);
+    }
+    await this.redis.sadd(this.keys.nodes(), prefix);
+    return prefix;
+  }
+
+  async heartbeat(prefix: string, beat: NodeHeartbeat, ttlMs: number): Promise<void> {
+    const key = this.keys.nodeHeartbeat(prefix);
+    await this.redis
+      .multi()
+      .hset(key, {
+        name: beat.name,
+        capacity: beat.capacity,
+        active_sessions: beat.active_sessions,
+        outbound_capacity: beat.outbound_capacity,
+        draining: beat.draining ? '1' : '0',
+      })
+      .pexpire(key, ttlMs)
+      .sadd(this.keys.nodes(), prefix)
+      .exec();
+  }
+
+  /** Removes the heartbeat at once (a clean shutdown), so no new work is placed on the node. */
+  async retire(prefix: string): Promise<void> {
+    await this.redis.del(this.keys.nodeHeartbeat(prefix));
+  }
+
+  async isAlive(prefix: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys.nodeHeartbeat(prefix))) === 1;
+  }
+
+  async live(): Promise<LiveNode[]> {
+    const prefixes = await this.redis.smembers(this.keys.nodes());
+    if (prefixes.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const prefix of prefixes) pipeline.hgetall(this.keys.nodeHeartbeat(prefix));
+    const replies = (await pipeline.exec()) ?? [];
+    const nodes: LiveNode[] = [];
+    replies.forEach(([error, raw], i) => {
+      const beat = raw as Record<string, string> | null;
+      const prefix = prefixes[i];
+      if (error || !beat?.name || prefix === undefined) return;
+      nodes.push({
+        prefix,
+        name: beat.name,
+        capacity: Number(beat.capacity),
+        active_sessions: Number(beat.active_sessions),
+        outbound_capacity: Number(beat.outbound_capacity),
+        draining: beat.draining === '1',
+      });
+    });
+    return nodes;
+  }
+
+  /** The live, non-draining node with the lowest load ratio, or undefined when there is none. */
+  async leastLoaded(options: { readonly outbound?: boolean } = {}): Promise<LiveNode | undefined> {
+    const candidates = (await this.live()).filter(
+      (n) => !n.draining && (!options.outbound || n.outbound_capacity > 0),
+    );
+    const load = (n: LiveNode): number => n.active_sessions / Math.max(1, n.capacity);
+    return candidates.sort((a, b) => load(a) - load(b))[0];
+  }
+}

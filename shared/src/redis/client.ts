@@ -1,0 +1,25 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+export interface RedisClientOptions {
+  /** Connection name shown by CLIENT LIST, e.g. `api`, `api:sub`. */
+  readonly name: string;
+  /**
+   * Fail a command after this many ms instead of letting a request hang while Redis is away.
+   * Leave unset for connections that issue blocking reads (XREADGROUP BLOCK, SUBSCRIBE).
+   */
+  readonly commandTimeoutMs?: number;
+}
+
+/**
+ * One policy for every connection: reconnect forever with capped back-off, but fail queued
+ * commands after one reconnect attempt, so callers answer 5xx quickly rather than hang.
+ */
+export function createRedis(url: string, options: RedisClientOptions): Redis {
+  const settings: RedisOptions = {
+    connectionName: options.name,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
+    ...(options.commandTimeoutMs ? { commandTimeout: options.commandTimeoutMs } : {}),
+  };
+  return new Redis(url, settings);
+}

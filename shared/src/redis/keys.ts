@@ -1,0 +1,89 @@
+/**
+ * Every Redis key and channel of the gateway, built in one place. Nothing else writes a key string.
+ * Keys share one prefix so that several gateways (or test files) can share one Redis.
+ */
+export class RedisKeys {
+  constructor(readonly prefix: string) {}
+
+  // Applications
+  app(appId: string): string {
+    return `${this.prefix}:app:${appId}`;
+  }
+  appCids(appId: string): string {
+    return `${this.prefix}:app:${appId}:cids`;
+  }
+  appDids(appId: string): string {
+    return `${this.prefix}:app:${appId}:dids`;
+  }
+  /** Hash: DID (called number) → app id, for inbound routing. */
+  didRoutes(): string {
+    return `${this.prefix}:dids`;
+  }
+  /** Pub/sub channel announcing app ids whose configuration changed. */
+  appsChanged(): string {
+    return `${this.prefix}:apps:changed`;
+  }
+
+  // Sessions
+  session(sessionId: string): string {
+    return `${this.prefix}:sess:${sessionId}`;
+  }
+  /** Idempotency claim of one command_uid on one session of one app. */
+  commandClaim(appId: string, sessionId: string, commandUid: string): string {
+    return `${this.prefix}:claim:${appId}:${sessionId}:${commandUid}`;
+  }
+  /** Cooldown marker of one command group on one session or room. */
+  cooldown(scope: 'sess' | 'room', id: string, group: string): string {
+    return `${this.prefix}:cool:${scope}:${id}:${group}`;
+  }
+
+  // Conference rooms
+  room(roomId: string): string {
+    return `${this.prefix}:room:${roomId}`;
+  }
+  /** Sorted set of member session ids, scored by join order. */
+  roomMembers(roomId: string): string {
+    return `${this.prefix}:room:${roomId}:members`;
+  }
+  /** Sorted set of an app's room ids, scored by creation time (ms). */
+  appRooms(appId: string): string {
+    return `${this.prefix}:app:${appId}:rooms`;
+  }
+  /** Hash: room name → room id, the uniqueness index of names within an app. */
+  appRoomNames(appId: string): string {
+    return `${this.prefix}:app:${appId}:room-names`;
+  }
+
+  // Media nodes
+  /** Set of every node prefix ever registered. */
+  nodes(): string {
+    return `${this.prefix}:nodes`;
+  }
+  /** String: the node name that owns a prefix (SET NX at registration). */
+  nodeOwner(prefix: string): string {
+    return `${this.prefix}:node:${prefix}:owner`;
+  }
+  /** Hash with a TTL: the node's heartbeat (capacity, load, draining). Absent = node is gone. */
+  nodeHeartbeat(prefix: string): string {
+    return `${this.prefix}:node:${prefix}:hb`;
+  }
+  /** Stream of commands for the media node that owns `prefix`. */
+  commandStream(prefix: string): string {
+    return `${this.prefix}:cmd:${prefix}`;
+  }
+
+  // Rate limiting
+  rateWindow(scope: string, subject: string, window: number): string {
+    return `${this.prefix}:rl:${scope}:${subject}:${window}`;
+  }
+
+  // Events and operations
+  /** The event stream the api and media nodes publish to (the Redis event bus). */
+  events(): string {
+    return `${this.prefix}:events`;
+  }
+  /** Capped list of recent server-side errors, newest first. */
+  recentErrors(): string {
+    return `${this.prefix}:recent-errors`;
+  }
+}
