@@ -32,7 +32,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   const { config } = options;
   const app = Fastify({
     ...(options.logger
-      ? { loggerInstance: options.logger as FastifyBaseLogger }
+      ? // pino.Logger is a FastifyBaseLogger; the cast keeps the instance type non-generic.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+        { loggerInstance: options.logger as FastifyBaseLogger }
       : { logger: false }),
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,

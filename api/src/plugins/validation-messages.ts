@@ -15,7 +15,7 @@ export function validationError(
   const first = errors[0];
   if (!first) return new GatewayError('VALIDATION_FAILED');
   const field = first.instancePath.replace(/^\//, '').replaceAll('/', '.');
-  const params = first.params as Record<string, unknown>;
+  const params = first.params;
 
   if (first.keyword === 'required' && URL_LIST_FIELDS.has(String(params.missingProperty))) {
     return new GatewayError('URLS_REQUIRED');

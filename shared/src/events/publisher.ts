@@ -25,7 +25,7 @@ export function envelope<N extends EventName>(
     app_id: appId,
     timestamp: new Date().toISOString(),
     ...(metadata ? { metadata } : {}),
-  } as EventEnvelope<N>;
+  };
 }
 
 /** Stream field names of one event entry. */
