@@ -1,0 +1,56 @@
+// The seams between the simulator's parts, as types only, so that channels, applications, the
+// conference module and the API commands depend on interfaces rather than on each other.
+import type { Logger } from '@voicegw/shared';
+import type { FsEvent, Header } from '../esl/event.js';
+import type { Channel } from './channel.js';
+import type { Player } from '../media/player.js';
+import type { MediaResolver } from '../media/audio-source.js';
+import type { NumberBook } from './numbers.js';
+import type { ConferenceRegistry } from '../conference/conference.js';
+
+export interface Identity {
+  readonly coreUuid: string;
+  readonly hostname: string;
+  readonly ipv4: string;
+  readonly ipv6: string;
+  readonly startedAt: number;
+}
+
+/** Where an event claims to come from (file, function, line), as FreeSWITCH stamps it. */
+export type CallingSite = readonly [file: string, func: string, line: number];
+
+export interface SimContext {
+  readonly log: Logger;
+  readonly identity: Identity;
+  readonly channels: Map<string, Channel>;
+  readonly numbers: NumberBook;
+  readonly media: MediaResolver;
+  readonly conferences: ConferenceRegistry;
+  /** A new event with the common headers (Core-UUID … Event-Sequence) already in place. */
+  createEvent(name: string, site?: CallingSite, subclass?: string): FsEvent;
+  fire(event: FsEvent): void;
+  findApp(name: string): AppImpl | undefined;
+  /** Counts sessions for `status` and HEARTBEAT. */
+  noteSession(): void;
+}
+
+/** A running application on a channel: how the channel controls it while it runs. */
+export interface AppHandle {
+  /** Resolves with the Application-Response when the application ends. */
+  readonly done: Promise<string>;
+  /** The channel hung up: end now, firing the application's own closing events. */
+  hangup(): void;
+  /** uuid_break: stop the media now; `true` if there was media to stop. */
+  breakMedia?(): boolean;
+  /** A DTMF digit reached the channel while this application was on top. */
+  dtmf?(digit: string): void;
+  /** Another application started on top of this one (no event-lock): freeze media. */
+  suspend?(): void;
+  resume?(): void;
+  /** The file handle uuid_fileman acts on, when a file is playing. */
+  fileHandle?(): Player | undefined;
+}
+
+export type AppImpl = (channel: Channel, arg: string, ctx: SimContext) => AppHandle;
+
+export type { FsEvent, Header };

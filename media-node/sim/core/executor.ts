@@ -1,0 +1,167 @@
+// A channel's application thread. Applications run one on top of another like FreeSWITCH's
+// nested message parsing: while `park` or a media application runs, a queued sendmsg executes
+// nested on top of it (the one below freezes) unless an `event-lock` holds the queue; the
+// channel hangs up when its dialplan/originate applications run out.
+import { randomUUID } from 'node:crypto';
+import type { AppHandle, SimContext } from './context.js';
+import type { Channel } from './channel.js';
+import { MESSAGE_LATENCY_MS, sleep } from './timing.js';
+
+export interface ExecRequest {
+  readonly app: string;
+  readonly arg: string;
+  /** Event-UUID of the sendmsg, echoed as Application-UUID. */
+  readonly appUuid: string;
+  readonly eventLock: boolean;
+  /** Came from sendmsg (fires PRIVATE_COMMAND after completing) rather than from a dialplan. */
+  readonly fromMessage: boolean;
+}
+
+interface Frame {
+  readonly req: ExecRequest;
+  handle: AppHandle | undefined;
+  readonly finished: Promise<void>;
+  resolveFinished(): void;
+}
+
+/** Applications that read media and so process queued messages while they run. */
+const NESTABLE = new Set(['park', 'playback', 'play_and_get_digits', 'conference', 'sleep']);
+
+export class Executor {
+  private readonly stack: Frame[] = [];
+  private readonly queue: ExecRequest[] = [];
+  private lastResponse = '_none_';
+
+  constructor(
+    private readonly channel: Channel,
+    private readonly ctx: SimContext,
+  ) {}
+
+  get lastAppResponse(): string {
+    return this.lastResponse;
+  }
+
+  /** The applications currently running, bottom first. */
+  running(): readonly string[] {
+    return this.stack.map((f) => f.req.app);
+  }
+
+  /** sendmsg execute: reaches the channel on its next frame. */
+  enqueue(req: ExecRequest): void {
+    this.queue.push(req);
+    setTimeout(() => this.pump(), MESSAGE_LATENCY_MS);
+  }
+
+  /** Dialplan or originate applications: run in order; the channel hangs up after the last. */
+  async runSequence(apps: ReadonlyArray<{ app: string; arg: string }>): Promise<void> {
+    for (const { app, arg } of apps) {
+      if (!this.channel.alive) return;
+      const frame = this.start({
+        app,
+        arg,
+        appUuid: randomUUID(),
+        eventLock: false,
+        fromMessage: false,
+      });
+      await frame.finished;
+    }
+    // Messages still queued run before the channel gives up, as the session thread would.
+    while (this.channel.alive && (this.queue.length > 0 || this.stack.length > 0)) {
+      await sleep(MESSAGE_LATENCY_MS);
+    }
+    if (this.channel.alive) this.channel.hangup('NORMAL_CLEARING');
+  }
+
+  /** uuid_break: stop the media on top; `all` also flushes queued messages and every level. */
+  breakMedia(all: boolean): void {
+    if (all) this.queue.length = 0;
+    const frames = all ? [...this.stack].reverse() : this.stack.slice(-1);
+    for (const f of frames) f.handle?.breakMedia?.();
+  }
+
+  dtmf(digit: string): void {
+    this.stack.at(-1)?.handle?.dtmf?.(digit);
+  }
+
+  fileHandle() {
+    for (let i = this.stack.length - 1; i >= 0; i--) {
+      const player = this.stack[i]?.handle?.fileHandle?.();
+      if (player && !player.isEnded) return player;
+    }
+    return undefined;
+  }
+
+  /** Hangup: end every running application, top first, each firing its closing events. */
+  async unwind(): Promise<void> {
+    this.queue.length = 0;
+    while (this.stack.length > 0) {
+      const top = this.stack[this.stack.length - 1]!;
+      top.handle?.hangup();
+      await top.finished;
+    }
+  }
+
+  private pump(): void {
+    while (this.channel.alive && this.queue.length > 0 && this.accepting()) {
+      this.start(this.queue.shift()!);
+    }
+  }
+
+  private accepting(): boolean {
+    if (this.stack.some((f) => f.req.eventLock)) return false;
+    const top = this.stack.at(-1);
+    return !top || NESTABLE.has(top.req.app);
+  }
+
+  private start(req: ExecRequest): Frame {
+    let resolveFinished!: () => void;
+    const finished = new Promise<void>((r) => (resolveFinished = r));
+    const frame: Frame = { req, handle: undefined, finished, resolveFinished };
+    this.stack.at(-1)?.handle?.suspend?.();
+    this.stack.push(frame);
+    const ch = this.channel;
+    ch.vars.set('current_application', req.app);
+    if (req.arg) ch.vars.set('current_application_data', req.arg);
+    ch.fire('CHANNEL_EXECUTE', { tail: appHeaders(req) });
+    const impl = this.ctx.findApp(req.app);
+    if (!impl) {
+      this.ctx.log.warn({ uuid: ch.uuid, app: req.app }, 'unknown application');
+      frame.handle = { done: Promise.resolve('_none_'), hangup: () => undefined };
+    } else {
+      frame.handle = impl(ch, req.arg, this.ctx);
+    }
+    frame.handle.done.then(
+      (response) => this.finish(frame, response),
+      (err: unknown) => {
+        this.ctx.log.error({ err, app: req.app }, 'application failed');
+        this.finish(frame, '_none_');
+      },
+    );
+    return frame;
+  }
+
+  private finish(frame: Frame, response: string): void {
+    const ch = this.channel;
+    this.lastResponse = response;
+    ch.vars.set('last_app', frame.req.app);
+    if (frame.req.arg) ch.vars.set('last_arg', frame.req.arg);
+    ch.fire('CHANNEL_EXECUTE_COMPLETE', {
+      tail: [...appHeaders(frame.req, response)],
+    });
+    if (frame.req.fromMessage) ch.fire('PRIVATE_COMMAND', { vars: false });
+    const idx = this.stack.indexOf(frame);
+    if (idx !== -1) this.stack.splice(idx, 1);
+    frame.resolveFinished();
+    if (!ch.alive) return;
+    if (idx === this.stack.length) this.stack.at(-1)?.handle?.resume?.();
+    this.pump();
+  }
+}
+
+function appHeaders(req: ExecRequest, response?: string): Array<[string, string]> {
+  const h: Array<[string, string]> = [['Application', req.app]];
+  if (req.arg) h.push(['Application-Data', req.arg]);
+  if (response !== undefined) h.push(['Application-Response', response]);
+  h.push(['Application-UUID', req.appUuid]);
+  return h;
+}

@@ -1,0 +1,61 @@
+// An inbound SIP call reaching a dialplan that parks it (trace i's inbound leg): CS_NEW,
+// CS_INIT, CHANNEL_CREATE, CS_ROUTING, CS_EXECUTE, CHANNEL_EXECUTE park, CHANNEL_PARK. The call
+// stays unanswered (Answer-State ringing) until the media node answers it.
+import { randomUUID } from 'node:crypto';
+import type { SimContext } from './context.js';
+import { Channel } from './channel.js';
+
+export interface InboundCall {
+  readonly to: string;
+  readonly from: string;
+  readonly appId?: string | undefined;
+}
+
+export function placeInboundCall(ctx: SimContext, call: InboundCall): Channel {
+  const uuid = randomUUID();
+  const name = `sofia/external/${call.from}@${ctx.identity.ipv4}`;
+  const vars: Array<[string, string]> = [
+    ['direction', 'inbound'],
+    ['uuid', uuid],
+    ['session_id', String(ctx.channels.size + 1)],
+    ['sip_from_user', call.from],
+    ['sip_to_user', call.to],
+    ['sip_req_user', call.to],
+    ['sip_call_id', `${randomUUID()}@sim`],
+    ['channel_name', name],
+    ['read_codec', 'PCMU'],
+    ['read_rate', '8000'],
+    ['write_codec', 'PCMU'],
+    ['write_rate', '8000'],
+    ['caller_id_number', call.from],
+    ['destination_number', call.to],
+  ];
+  if (call.appId) vars.push(['voicegw_app_id', call.appId]);
+  const ch = new Channel(ctx, {
+    uuid,
+    name,
+    profile: {
+      direction: 'inbound',
+      callerIdName: call.from,
+      callerIdNumber: call.from,
+      origCallerIdName: call.from,
+      origCallerIdNumber: call.from,
+      calleeIdName: '',
+      calleeIdNumber: '',
+      ani: call.from,
+      destination: call.to,
+      source: 'mod_sofia',
+      context: 'public',
+      dialplan: 'XML',
+    },
+    vars,
+  });
+  ch.setState('CS_NEW');
+  ch.setState('CS_INIT');
+  ch.fire('CHANNEL_CREATE');
+  ch.hitDialplan = true;
+  ch.setState('CS_ROUTING');
+  ch.setState('CS_EXECUTE');
+  void ch.executor.runSequence([{ app: 'park', arg: '' }]);
+  return ch;
+}

@@ -1,0 +1,66 @@
+// Just enough RIFF/WAVE to read a file's duration, and to write the test tones.
+
+export interface WavInfo {
+  readonly sampleRate: number;
+  readonly channels: number;
+  readonly bitsPerSample: number;
+  readonly durationMs: number;
+}
+
+/** Reads the fmt and data chunks; `undefined` when the bytes are not a WAV file. */
+export function parseWav(buf: Buffer): WavInfo | undefined {
+  if (buf.length < 12 || buf.toString('ascii', 0, 4) !== 'RIFF') return undefined;
+  if (buf.toString('ascii', 8, 12) !== 'WAVE') return undefined;
+  let offset = 12;
+  let byteRate = 0;
+  let sampleRate = 0;
+  let channels = 0;
+  let bits = 0;
+  while (offset + 8 <= buf.length) {
+    const id = buf.toString('ascii', offset, offset + 4);
+    const size = buf.readUInt32LE(offset + 4);
+    const body = offset + 8;
+    if (id === 'fmt ' && body + 16 <= buf.length) {
+      channels = buf.readUInt16LE(body + 2);
+      sampleRate = buf.readUInt32LE(body + 4);
+      byteRate = buf.readUInt32LE(body + 8);
+      bits = buf.readUInt16LE(body + 14);
+    } else if (id === 'data') {
+      if (!byteRate) return undefined;
+      // Streaming writers leave the size at 0 or 0xFFFFFFFF: then the data runs to the end.
+      const dataBytes = size === 0 || size === 0xffffffff ? buf.length - body : size;
+      const durationMs = Math.round((dataBytes / byteRate) * 1000);
+      return { sampleRate, channels, bitsPerSample: bits, durationMs };
+    }
+    offset = body + size + (size % 2);
+  }
+  return undefined;
+}
+
+/** A mono 16-bit PCM WAV of a sine tone, used by tests and for generated audio. */
+export function makeToneWav(durationMs: number, sampleRate = 8000, freq = 440): Buffer {
+  const samples = Math.round((durationMs / 1000) * sampleRate);
+  const data = Buffer.alloc(samples * 2);
+  for (let i = 0; i < samples; i++) {
+    data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * freq * i) / sampleRate) * 8000), i * 2);
+  }
+  return Buffer.concat([wavHeader(data.length, sampleRate, 1), data]);
+}
+
+export function wavHeader(dataBytes: number, sampleRate: number, channels: number): Buffer {
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0, 'ascii');
+  h.writeUInt32LE(36 + dataBytes, 4);
+  h.write('WAVE', 8, 'ascii');
+  h.write('fmt ', 12, 'ascii');
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(channels, 22);
+  h.writeUInt32LE(sampleRate, 24);
+  h.writeUInt32LE(sampleRate * channels * 2, 28);
+  h.writeUInt16LE(channels * 2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36, 'ascii');
+  h.writeUInt32LE(dataBytes, 40);
+  return h;
+}

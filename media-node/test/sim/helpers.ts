@@ -1,0 +1,196 @@
+// Test helpers: a simulator on free ports, a modesl client that records every event, and a
+// real HTTP server serving generated WAV files.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { startSimulator, type Simulator } from '../../sim/index.js';
+import { makeToneWav } from '../../sim/media/wav.js';
+
+// modesl ships no types; this is the part of its surface the tests use.
+interface ModeslEvent {
+  headers: Array<{ name: string; value: string }>;
+  getHeader(name: string): string | undefined;
+  getBody(): string;
+}
+interface ModeslConnection {
+  on(name: string, fn: (ev: ModeslEvent, headers: Record<string, unknown>) => void): void;
+  once(name: string, fn: (ev: ModeslEvent) => void): void;
+  api(cmd: string, cb: (ev: ModeslEvent) => void): void;
+  bgapi(cmd: string, cb: (ev: ModeslEvent) => void): void;
+  sendRecv(cmd: string, args: Record<string, string> | null, cb: (ev: ModeslEvent) => void): void;
+  send(cmd: string, args?: Record<string, string>): void;
+  disconnect(): void;
+  socket: { destroy(): void } | null;
+}
+interface Modesl {
+  Connection: new (
+    host: string,
+    port: number,
+    password: string,
+    ready: () => void,
+  ) => ModeslConnection;
+}
+const esl = createRequire(import.meta.url)('modesl') as Modesl;
+
+export type Ev = Record<string, string> & { _body?: string };
+
+export function startTestSimulator(): Promise<Simulator> {
+  return startSimulator({ eslPort: 0, httpPort: 0 });
+}
+
+/** A modesl client subscribed to `event json ALL`, recording every event it receives. */
+export class EslClient {
+  readonly events: Ev[] = [];
+  private waiters: Array<{ pred: (e: Ev) => boolean; resolve: (e: Ev) => void }> = [];
+
+  private constructor(readonly conn: ModeslConnection) {
+    // The simulator closing its sockets at the end of a test is expected.
+    conn.on('error', () => undefined);
+    conn.on('esl::event::**', (ev, headers) => {
+      const type = typeof headers['Content-Type'] === 'string' ? headers['Content-Type'] : '';
+      if (!type.startsWith('text/event-')) return;
+      const rec: Ev = Object.fromEntries(ev.headers.map((h) => [h.name, String(h.value)]));
+      const body = ev.getBody();
+      if (body) rec._body = body;
+      this.events.push(rec);
+      this.waiters = this.waiters.filter((w) => {
+        if (!w.pred(rec)) return true;
+        w.resolve(rec);
+        return false;
+      });
+    });
+  }
+
+  static async connect(port: number, format: 'json' | 'plain' = 'json'): Promise<EslClient> {
+    const conn = await new Promise<ModeslConnection>((resolve) => {
+      const c: ModeslConnection = new esl.Connection('127.0.0.1', port, 'ClueCon', () =>
+        resolve(c),
+      );
+    });
+    const client = new EslClient(conn);
+    await client.command(`event ${format} ALL`);
+    return client;
+  }
+
+  command(line: string, args: Record<string, string> | null = null): Promise<string> {
+    return new Promise((resolve) =>
+      this.conn.sendRecv(line, args, (ev) => resolve(ev.getHeader('Reply-Text') ?? '')),
+    );
+  }
+
+  api(cmd: string): Promise<string> {
+    return new Promise((resolve) => this.conn.api(cmd, (ev) => resolve(ev.getBody())));
+  }
+
+  /** bgapi and its BACKGROUND_JOB body. */
+  bgapi(cmd: string): Promise<string> {
+    return new Promise((resolve) => this.conn.bgapi(cmd, (ev) => resolve(ev.getBody())));
+  }
+
+  execute(
+    uuid: string,
+    app: string,
+    arg: string,
+    eventUuid: string,
+    lock = false,
+  ): Promise<string> {
+    const headers: Record<string, string> = {
+      'call-command': 'execute',
+      'execute-app-name': app,
+      'execute-app-arg': arg,
+    };
+    if (lock) headers['event-lock'] = 'true';
+    headers['Event-UUID'] = eventUuid;
+    return this.command(`sendmsg ${uuid}`, headers);
+  }
+
+  /** The first recorded or future event matching `pred`. */
+  waitFor(pred: (e: Ev) => boolean, timeoutMs = 8000): Promise<Ev> {
+    const seen = this.events.find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('timed out waiting for event')), timeoutMs);
+      this.waiters.push({
+        pred,
+        resolve: (e) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+      });
+    });
+  }
+
+  waitEvent(name: string, uuid?: string, extra: (e: Ev) => boolean = () => true): Promise<Ev> {
+    return this.waitFor(
+      (e) => e['Event-Name'] === name && (!uuid || e['Unique-ID'] === uuid) && extra(e),
+    );
+  }
+
+  /** Events of one channel since index `from`, as names (CUSTOM as CUSTOM(subclass)). */
+  sequence(uuid: string, from = 0, skip: string[] = ['CHANNEL_STATE', 'API']): string[] {
+    return this.events
+      .slice(from)
+      .filter((e) => e['Unique-ID'] === uuid && !skip.includes(e['Event-Name'] ?? ''))
+      .map((e) => name(e));
+  }
+
+  close(): void {
+    this.conn.disconnect();
+  }
+}
+
+export function name(e: Ev): string {
+  const n = e['Event-Name'] ?? '';
+  return n === 'CUSTOM' ? `CUSTOM(${e['Event-Subclass']})` : n;
+}
+
+/** A real HTTP server serving `/toneNs.wav` (N seconds, also `toneNms.wav`) and 404 otherwise. */
+export async function startMediaServer(): Promise<{
+  base: string;
+  close(): Promise<void>;
+  hits: string[];
+}> {
+  const hits: string[] = [];
+  const server: Server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    const m = /^\/tone(\d+)(ms|s)\.wav$/.exec(req.url ?? '');
+    if (!m) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    const ms = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
+    const body = makeToneWav(ms);
+    res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length }).end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    hits,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+/** Originates a parked, answered call through loopback (as the traces do) and returns its uuid. */
+export async function parkedCall(client: EslClient, uuid: string): Promise<void> {
+  const res = await client.bgapi(
+    `originate {origination_uuid=${uuid},origination_caller_id_number=1000,origination_caller_id_name=trace}loopback/trace_park/default &park()`,
+  );
+  if (res !== `+OK ${uuid}\n`) throw new Error(`originate failed: ${res}`);
+  await client.waitEvent('CHANNEL_PARK', uuid);
+}
+
+export async function control(
+  sim: Simulator,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(sim.controlUrl + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
