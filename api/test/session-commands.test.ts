@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   commandsFor,
@@ -15,43 +16,502 @@ let tenant: TestTenant;
 let node: string;
 
 beforeAll(async () => {
-  api = await startApi();
+  api = await startApi({ RECORDING_SERVICE_URL: 'ws://127.0.0.1:9/record' });
   tenant = await createTenant(api);
   node = await liveNode(api);
 });
 afterAll(() => api.close());
 
-const post = (
+function post(
   session: string,
   command: string,
   body?: unknown,
   headers: Record<string, string> = {},
-) =>
-  api.app.inject({
+  as: TestTenant = tenant,
+) {
+  return api.app.inject({
     method: 'POST',
     url: `/api/v1/sessions/${session}/commands/${command}`,
-    headers: { ...tenant.headers, ...(body === undefined ? {} : json), ...headers },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    headers: { ...as.headers, ...(body === undefined ? {} : json), ...headers },
+    ...(body === undefined
+      ? {}
+      : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
+}
 
-describe('session commands', () => {
-  it('answer is accepted with the deferred envelope and appended to the owning node stream', async () => {
-    const session = await seedSession(api, tenant, node);
-    const res = await post(session, 'answer');
+const newSession = () => seedSession(api, tenant, node);
+const lastCommand = async () => (await commandsFor(api, node)).at(-1);
+const deferred = {
+  operation_id: expect.stringMatching(
+    /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  ),
+  status: 'in_progress',
+  timeout_ms: 2000,
+};
+const URL = 'https://media.example.com/prompt.wav';
+
+describe('every command is accepted and enqueued for the owning node', () => {
+  const cases: [string, unknown, Record<string, unknown>][] = [
+    ['answer', undefined, {}],
+    ['hangup', undefined, { cause: 'NORMAL_CLEARING' }],
+    ['hangup', { cause: 'USER_BUSY' }, { cause: 'USER_BUSY' }],
+    ['disconnect', undefined, {}],
+    ['playback/start', { urls: [URL] }, { urls: [URL] }],
+    ['playback/start', { urls: [URL], offset_sec: 30 }, { urls: [URL], offset_sec: 30 }],
+    ['playback/stop', undefined, {}],
+    ['playback/pause', undefined, {}],
+    ['playback/resume', undefined, {}],
+    ['playback/seek', { position_ms: -1500 }, { position_ms: -1500 }],
+    ['playback/restart', undefined, {}],
+    ['playback/silence', undefined, {}],
+    [
+      'play_and_get_digits',
+      { prompt_files: [URL] },
+      {
+        prompt_files: [URL],
+        min_digits: 1,
+        max_digits: 10,
+        max_tries: 3,
+        timeout: 5000,
+        terminators: '#',
+      },
+    ],
+    ['record/start', undefined, {}],
+    ['record/stop', undefined, {}],
+  ];
+
+  it.each(cases)('%s %j answers 202 with the deferred envelope', async (command, body, args) => {
+    const session = await newSession();
+    const res = await post(session, command, body);
     expect(res.statusCode).toBe(202);
-    const body = res.json();
-    expect(body).toEqual({
-      operation_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      status: 'in_progress',
-      timeout_ms: 2000,
-    });
-    const commands = await commandsFor(api, node);
-    expect(commands.at(-1)).toMatchObject({
+    expect(res.json()).toEqual(deferred);
+    expect(await lastCommand()).toEqual({
       kind: 'session',
-      command: 'answer',
+      command,
       session_id: session,
       app_id: tenant.appId,
-      operation_id: body.operation_id,
+      operation_id: res.json().operation_id,
+      command_uid: expect.any(String),
+      args,
+      issued_at: expect.any(Number),
     });
+  });
+
+  it('keeps a caller-supplied command_uid and generates one otherwise', async () => {
+    const session = await newSession();
+    await post(session, 'answer', { command_uid: 'my.uid-1_A' });
+    expect((await lastCommand())?.kind === 'session' && (await lastCommand())).toMatchObject({
+      command_uid: 'my.uid-1_A',
+    });
+    await post(session, 'hangup');
+    const generated = await lastCommand();
+    expect(generated).toMatchObject({ command_uid: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+  });
+
+  it('accepts a JSON content type with charset and an empty body on bodyless commands', async () => {
+    const session = await newSession();
+    const res = await api.app.inject({
+      method: 'POST',
+      url: `/api/v1/sessions/${session}/commands/answer`,
+      headers: { ...tenant.headers, 'content-type': 'application/json; charset=utf-8' },
+      payload: '',
+    });
+    expect(res.statusCode).toBe(202);
+  });
+});
+
+describe('rejections', () => {
+  const cases: [string, string, unknown, number, string][] = [
+    ['unknown command', 'dance', undefined, 400, 'Invalid command'],
+    ['unknown sub-command', 'playback/rewind', undefined, 400, 'Invalid command'],
+    ['missing urls', 'playback/start', {}, 400, 'urls is required'],
+    ['empty urls', 'playback/start', { urls: [] }, 400, 'urls is required'],
+    ['missing prompt_files', 'play_and_get_digits', {}, 400, 'urls is required'],
+    ['ftp url', 'playback/start', { urls: ['ftp://x/y.wav'] }, 400, 'urls.0 has an invalid format'],
+    [
+      'url over 2048 chars',
+      'playback/start',
+      { urls: [`https://x/${'a'.repeat(2040)}`] },
+      400,
+      'urls.0 must NOT have more than 2048 characters',
+    ],
+    [
+      '129 urls',
+      'playback/start',
+      { urls: Array(129).fill(URL) },
+      400,
+      'urls must NOT have more than 128 items',
+    ],
+    [
+      'offset with two urls',
+      'playback/start',
+      { urls: [URL, URL], offset_sec: 3 },
+      400,
+      'offset_sec is not allowed with multiple URLs',
+    ],
+    [
+      'offset over a day',
+      'playback/start',
+      { urls: [URL], offset_sec: 86_401 },
+      400,
+      'offset_sec must be <= 86400',
+    ],
+    ['zero seek', 'playback/seek', { position_ms: 0 }, 400, 'position_ms must be non-zero'],
+    ['missing seek', 'playback/seek', {}, 400, 'position_ms is required'],
+    ['bad command_uid', 'answer', { command_uid: 'has space' }, 400, 'Invalid command_uid format'],
+    [
+      'long command_uid',
+      'answer',
+      { command_uid: 'a'.repeat(129) },
+      400,
+      'Invalid command_uid format',
+    ],
+    ['lowercase cause', 'hangup', { cause: 'normal' }, 400, 'cause has an invalid format'],
+    [
+      'field on record/start',
+      'record/start',
+      { format: 'mp3' },
+      400,
+      "body must not have property 'format'",
+    ],
+    [
+      'min over max digits',
+      'play_and_get_digits',
+      { prompt_files: [URL], min_digits: 5, max_digits: 4 },
+      400,
+      'min_digits must be <= max_digits',
+    ],
+    [
+      'total timeout over 120 s',
+      'play_and_get_digits',
+      { prompt_files: [URL], timeout: 60_000, max_tries: 3 },
+      400,
+      'timeout * max_tries must be <= 120000',
+    ],
+    [
+      'timeout under 1 s',
+      'play_and_get_digits',
+      { prompt_files: [URL], timeout: 999 },
+      400,
+      'timeout must be >= 1000',
+    ],
+    [
+      'bad terminator',
+      'play_and_get_digits',
+      { prompt_files: [URL], terminators: '1' },
+      400,
+      'terminators has an invalid format',
+    ],
+    [
+      'bad invalid_files url',
+      'play_and_get_digits',
+      { prompt_files: [URL], invalid_files: ['x'] },
+      400,
+      'invalid_files.0 has an invalid format',
+    ],
+    [
+      'max_tries over 10',
+      'play_and_get_digits',
+      { prompt_files: [URL], max_tries: 11 },
+      400,
+      'max_tries must be <= 10',
+    ],
+    ['bad room id', 'conference/join', { room_id: 'nope' }, 400, 'room_id has an invalid format'],
+    ['unparseable JSON', 'playback/start', '{"urls": [', 400, 'Invalid request body'],
+  ];
+
+  it.each(cases)('%s answers %s', async (_name, command, body, status, message) => {
+    const res = await post(await newSession(), command, body);
+    expect(res.json()).toEqual({ success: false, error: message });
+    expect(res.statusCode).toBe(status);
+  });
+
+  it('a command body without a JSON content type answers 415', async () => {
+    const session = await newSession();
+    const noType = await api.app.inject({
+      method: 'POST',
+      url: `/api/v1/sessions/${session}/commands/playback/start`,
+      headers: tenant.headers,
+    });
+    expect(noType.statusCode).toBe(415);
+    expect(noType.json()).toEqual({
+      success: false,
+      error: 'Content-Type must be application/json',
+    });
+    const textType = await post(session, 'playback/start', JSON.stringify({ urls: [URL] }), {
+      'content-type': 'text/plain',
+    });
+    expect(textType.statusCode).toBe(415);
+    expect(textType.json().error).toBe('Content-Type must be application/json');
+  });
+
+  it('a body over 64 KiB answers 413', async () => {
+    const res = await post(await newSession(), 'playback/start', {
+      urls: [URL],
+      command_uid: 'x',
+      pad: 'y'.repeat(70 * 1024),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toEqual({ success: false, error: 'Request body too large' });
+  });
+
+  it('record/start answers 503 when no recording service is configured', async () => {
+    const bare = await startApi();
+    try {
+      const who = await createTenant(bare);
+      const prefix = await liveNode(bare);
+      const session = await seedSession(bare, who, prefix);
+      const res = await bare.app.inject({
+        method: 'POST',
+        url: `/api/v1/sessions/${session}/commands/record/start`,
+        headers: who.headers,
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ success: false, error: 'Recording not available' });
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe('ownership', () => {
+  it('an unknown or malformed session answers 404', async () => {
+    for (const id of [`${node}-${randomUUID()}`, 'not-a-session']) {
+      const res = await post(id, 'answer');
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ success: false, error: 'Session not found' });
+    }
+  });
+
+  it("another app's session answers 403 and nothing is enqueued", async () => {
+    const other = await createTenant(api);
+    const session = await newSession();
+    const before = (await commandsFor(api, node)).length;
+    for (const command of [
+      'answer',
+      'hangup',
+      'playback/stop',
+      'conference/leave',
+      'conference/mute',
+    ]) {
+      const res = await post(session, command, undefined, {}, other);
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({
+        success: false,
+        error: 'Session belongs to a different application',
+      });
+    }
+    expect(await commandsFor(api, node)).toHaveLength(before);
+  });
+
+  it('a session whose media node heartbeat expired answers 404', async () => {
+    const gone = await liveNode(api);
+    const session = await seedSession(api, tenant, gone);
+    await api.redis.del(api.keys.nodeHeartbeat(gone));
+    const res = await post(session, 'answer');
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toBe('Session not found');
+  });
+});
+
+describe('idempotency', () => {
+  it('a repeated command_uid answers the original 202 body and is enqueued once', async () => {
+    const session = await newSession();
+    const first = await post(session, 'playback/start', { urls: [URL], command_uid: 'again' });
+    const second = await post(session, 'playback/start', { urls: [URL], command_uid: 'again' });
+    expect(second.statusCode).toBe(202);
+    expect(second.json()).toEqual(first.json());
+    const mine = (await commandsFor(api, node)).filter(
+      (c) => c.kind === 'session' && c.session_id === session,
+    );
+    expect(mine).toHaveLength(1);
+  });
+
+  it('50 parallel requests with one command_uid give one stream entry and one operation', async () => {
+    const session = await newSession();
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, () => post(session, 'answer', { command_uid: 'storm' })),
+    );
+    expect(replies.every((r) => r.statusCode === 202)).toBe(true);
+    expect(new Set(replies.map((r) => r.json().operation_id)).size).toBe(1);
+    const mine = (await commandsFor(api, node)).filter(
+      (c) => c.kind === 'session' && c.session_id === session,
+    );
+    expect(mine).toHaveLength(1);
+  });
+});
+
+describe('cooldown groups', () => {
+  const groups: [string, string, unknown, string, unknown][] = [
+    ['seek', 'playback/pause', undefined, 'playback/seek', { position_ms: 100 }],
+    ['playback', 'playback/start', { urls: [URL] }, 'playback/silence', undefined],
+    ['heavy', 'record/start', undefined, 'record/stop', undefined],
+    ['heavy', 'play_and_get_digits', { prompt_files: [URL] }, 'record/start', undefined],
+    ['conference_mute', 'conference/mute', undefined, 'conference/unmute', undefined],
+  ];
+
+  it.each(groups)(
+    '%s: %s then %s at once answers 429',
+    async (_group, first, firstBody, second, secondBody) => {
+      const session = await newSession();
+      if (first.startsWith('conference/')) await joinedMember(session, false);
+      const a = await post(session, first, firstBody);
+      expect(a.statusCode).toBe(202);
+      const b = await post(session, second, secondBody);
+      expect(b.statusCode).toBe(429);
+      expect(b.json()).toEqual({ success: false, error: 'Command rate limited' });
+    },
+  );
+
+  it('the seek group cools down after 100 ms, and other sessions are never held up', async () => {
+    const session = await newSession();
+    expect((await post(session, 'playback/pause')).statusCode).toBe(202);
+    expect((await post(await newSession(), 'playback/pause')).statusCode).toBe(202);
+    expect((await post(session, 'playback/resume')).statusCode).toBe(429);
+    await new Promise((r) => setTimeout(r, 120));
+    expect((await post(session, 'playback/resume')).statusCode).toBe(202);
+  });
+
+  it('answer, hangup and disconnect have no cooldown', async () => {
+    const session = await newSession();
+    for (const command of ['answer', 'answer', 'hangup', 'hangup', 'disconnect', 'disconnect']) {
+      expect((await post(session, command)).statusCode).toBe(202);
+    }
+  });
+});
+
+/** Puts a session straight into a room's joined state, as the media node does on confirmation. */
+async function joinedMember(
+  session: string,
+  muted: boolean,
+  roomId = `${node}-room-${randomUUID()}`,
+) {
+  await api.redis.hset(api.keys.session(session), {
+    conf_state: 'joined',
+    conf_room: roomId,
+    conf_muted: muted ? '1' : '0',
+    conf_member_id: '7',
+  });
+  return roomId;
+}
+
+async function createRoom(owner: TestTenant = tenant): Promise<string> {
+  const id = `${node}-room-${randomUUID()}`;
+  await api.redis.hset(api.keys.room(id), { app_id: owner.appId, name: `r${randomUUID()}`, node });
+  return id;
+}
+
+describe('conference membership rules', () => {
+  it('join answers 202 joining, the member joins muted, and the join is enqueued', async () => {
+    const session = await newSession();
+    const room = await createRoom();
+    const res = await post(session, 'conference/join', { room_id: room });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({ status: 'joining', room_id: room });
+    expect(
+      await api.redis.hmget(api.keys.session(session), 'conf_state', 'conf_room', 'conf_muted'),
+    ).toEqual(['joining', room, '1']);
+    expect(await api.redis.zscore(api.keys.roomMembers(room), session)).not.toBeNull();
+    expect(await lastCommand()).toMatchObject({
+      command: 'conference/join',
+      args: { room_id: room },
+    });
+  });
+
+  it('join of an unknown room answers 404 and of another app’s room 403', async () => {
+    const unknown = await post(await newSession(), 'conference/join', {
+      room_id: `${node}-room-${randomUUID()}`,
+    });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toBe('Room not found');
+    const foreign = await post(await newSession(), 'conference/join', {
+      room_id: await createRoom(await createTenant(api)),
+    });
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json().error).toBe('Room belongs to a different application');
+  });
+
+  it('join of the same room when joined answers 200 already_joined without enqueueing', async () => {
+    const session = await newSession();
+    const room = await joinedMember(session, true, await createRoom());
+    const before = (await commandsFor(api, node)).length;
+    const res = await post(session, 'conference/join', { room_id: room });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'already_joined', room_id: room });
+    expect(await commandsFor(api, node)).toHaveLength(before);
+  });
+
+  it('join of a different room answers 409', async () => {
+    const session = await newSession();
+    await joinedMember(session, true, await createRoom());
+    const res = await post(session, 'conference/join', { room_id: await createRoom() });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Session is already in a different conference room; use conference/leave first',
+    });
+  });
+
+  it('leave, mute and unmute while joining answer 409', async () => {
+    const session = await newSession();
+    await post(session, 'conference/join', { room_id: await createRoom() });
+    await new Promise((r) => setTimeout(r, 5));
+    for (const command of ['conference/leave', 'conference/mute', 'conference/unmute']) {
+      await api.redis.del(api.keys.cooldown('sess', session, 'conference'));
+      const res = await post(session, command);
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toEqual({
+        success: false,
+        error: 'Member is still joining the conference',
+      });
+    }
+  });
+
+  it('leave, mute and unmute outside a room answer 404', async () => {
+    const session = await newSession();
+    for (const command of ['conference/leave', 'conference/mute', 'conference/unmute']) {
+      const res = await post(session, command);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ success: false, error: 'Session is not in a conference' });
+    }
+  });
+
+  it('mute when muted and unmute when unmuted answer 409', async () => {
+    const muted = await newSession();
+    await joinedMember(muted, true);
+    const again = await post(muted, 'conference/mute');
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error).toBe('Member is already muted');
+    const unmuted = await newSession();
+    await joinedMember(unmuted, false);
+    const twice = await post(unmuted, 'conference/unmute');
+    expect(twice.statusCode).toBe(409);
+    expect(twice.json().error).toBe('Member is already unmuted');
+  });
+
+  it('unmute, mute and leave of a joined member answer 202 with the room', async () => {
+    const session = await newSession();
+    const room = await joinedMember(session, true);
+    const unmute = await post(session, 'conference/unmute');
+    expect(unmute.statusCode).toBe(202);
+    expect(unmute.json()).toEqual({ status: 'unmuted', room_id: room });
+    await api.redis.del(api.keys.cooldown('sess', session, 'conference_mute'));
+    const mute = await post(session, 'conference/mute');
+    expect(mute.json()).toEqual({ status: 'muted', room_id: room });
+    const leave = await post(session, 'conference/leave');
+    expect(leave.statusCode).toBe(202);
+    expect(leave.json()).toEqual({ status: 'leaving', room_id: room });
+    expect(await api.redis.hget(api.keys.session(session), 'conf_state')).toBe('leaving');
+  });
+
+  it('conference/leave needs no content type', async () => {
+    const session = await newSession();
+    await joinedMember(session, true);
+    const res = await api.app.inject({
+      method: 'POST',
+      url: `/api/v1/sessions/${session}/commands/conference/leave`,
+      headers: tenant.headers,
+    });
+    expect(res.statusCode).toBe(202);
   });
 });

@@ -37,6 +37,10 @@ export function validationError(
     case 'pattern':
       message = `${subject} has an invalid format`;
       break;
+    case 'not':
+      // The only negated schema is "non-zero" (playback/seek position_ms).
+      message = `${subject} must be non-zero`;
+      break;
     default:
       message = `${subject} ${first.message ?? 'is invalid'}`;
   }
