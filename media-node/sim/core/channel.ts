@@ -161,8 +161,6 @@ export class Channel {
     this.times.hangup = nowMicros();
     this.answerState = 'hangup';
     this.callState = 'HANGUP';
-    this.vars.set('hangup_cause', cause);
-    this.vars.set('hangup_cause_q850', String(q850(cause)));
     this.fire('CHANNEL_HANGUP');
     for (const fn of this.hangupHooks.splice(0)) fn(cause);
     void this.teardown(delayMs);
@@ -185,6 +183,9 @@ export class Channel {
     if (peer?.alive) peer.hangup(this.peerCause(this.hangupCause ?? 'NORMAL_CLEARING'));
     this.state = 'CS_REPORTING';
     this.fire('CHANNEL_STATE', { vars: false });
+    // FreeSWITCH sets these in the reporting state, so only HANGUP_COMPLETE/DESTROY carry them.
+    this.vars.set('hangup_cause', this.hangupCause ?? 'NORMAL_CLEARING');
+    this.vars.set('hangup_cause_q850', String(q850(this.hangupCause ?? 'NORMAL_CLEARING')));
     this.setBillingVars();
     this.fire('CHANNEL_HANGUP_COMPLETE', { pre: [['Hangup-Cause', this.hangupCause ?? '']] });
     this.fire('CHANNEL_DESTROY');

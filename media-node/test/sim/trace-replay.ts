@@ -1,0 +1,131 @@
+// Replays a recorded scenario against the simulator with modesl: the same commands at the
+// same moments (the recording's timing is the scenario: "pause, wait 1.5 s, pause again"),
+// then reads back what the simulator answered and fired, normalised like the fixtures.
+import { readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
+import {
+  KEY_HEADERS,
+  SKIPPED_EVENTS,
+  normalizeValue,
+  type Fixture,
+  type Step,
+} from '../fixtures/trace-fixture.js';
+import type { EslClient, Ev } from './helpers.js';
+
+export function loadFixture(name: string): Fixture {
+  const path = join(import.meta.dirname, '..', 'fixtures', 'traces', `${name}.json`);
+  return JSON.parse(readFileSync(path, 'utf8')) as Fixture;
+}
+
+/** A URL whose port refuses connections, like the recorder's 127.0.0.1:8098. */
+export async function closedUrl(): Promise<string> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return `http://127.0.0.1:${port}`;
+}
+
+export interface ReplayResult {
+  readonly replies: Array<{ step: Step; reply: string; jobResult?: string }>;
+  normalize(v: string): string;
+}
+
+export async function replay(
+  fixture: Fixture,
+  client: EslClient,
+  mediaBase: string,
+): Promise<ReplayResult> {
+  const closed = await closedUrl();
+  const recDir = mkdtempSync(join(tmpdir(), 'sim-rec-'));
+  const toSim = (s: string) =>
+    s
+      .replaceAll('http://127.0.0.1:8099', mediaBase)
+      .replaceAll('http://127.0.0.1:8098', closed)
+      .replaceAll('/var/lib/recordings', recDir);
+  const normalize = (v: string) =>
+    normalizeValue(
+      v.replaceAll(mediaBase, 'http://127.0.0.1:8099').replaceAll(closed, 'http://127.0.0.1:8098').replaceAll(recDir, '/var/lib/recordings'),
+    );
+
+  const bMap = new Map<string, string>();
+  const simB = async (traceB: string): Promise<string> => {
+    const a = fixture.bLegs[traceB];
+    if (!a) return traceB;
+    const ev = await client.waitFor((e) => e.variable_other_loopback_leg_uuid === a && e['Unique-ID'] !== a);
+    return ev['Unique-ID'] ?? traceB;
+  };
+  const substitute = async (s: string): Promise<string> => {
+    let out = toSim(s);
+    for (const traceB of Object.keys(fixture.bLegs)) {
+      if (!out.includes(traceB)) continue;
+      if (!bMap.has(traceB)) bMap.set(traceB, await simB(traceB));
+      out = out.replaceAll(traceB, bMap.get(traceB)!);
+    }
+    return out;
+  };
+
+  const replies: ReplayResult['replies'] = [];
+  const jobs: Array<Promise<void>> = [];
+  const t0 = performance.now() - (fixture.steps[0]?.t ?? 0) * 1000;
+  for (const step of fixture.steps) {
+    const wait = t0 + step.t * 1000 - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const line = await substitute(step.line);
+    const rest = line.slice(step.kind.length + 1);
+    if (step.kind === 'api') {
+      replies.push({ step, reply: normalize(await client.api(rest)) });
+    } else if (step.kind === 'bgapi') {
+      const entry: ReplayResult['replies'][number] = { step, reply: '' };
+      replies.push(entry);
+      jobs.push(
+        new Promise<void>((resolve) =>
+          client.conn.bgapi(rest, (ev) => {
+            entry.jobResult = normalize(ev.getBody());
+            resolve();
+          }),
+        ),
+      );
+    } else {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(step.headers ?? {})) headers[k] = await substitute(v);
+      replies.push({ step, reply: normalize(await client.command(line, headers)) });
+    }
+  }
+  await Promise.all(jobs);
+  return { replies, normalize };
+}
+
+/** Event-UUIDs the client chose (sendmsg) are compared; ones FreeSWITCH generated are not. */
+function clientUuids(fixture: Fixture): Set<string> {
+  return new Set(fixture.steps.map((s) => s.headers?.['Event-UUID']).filter((u): u is string => !!u));
+}
+
+export function keyHeaders(e: Ev, fixture: Fixture, normalize: (v: string) => string): Record<string, string> {
+  const own = clientUuids(fixture);
+  const out: Record<string, string> = {};
+  for (const h of KEY_HEADERS) {
+    const v = e[h];
+    if (v === undefined) continue;
+    out[h] = h === 'Application-UUID' && !own.has(v) ? '<generated>' : normalize(v);
+  }
+  return out;
+}
+
+export function legEvents(events: Ev[], uuid: string, fixture: Fixture, normalize: (v: string) => string) {
+  return events
+    .filter((e) => e['Unique-ID'] === uuid && !SKIPPED_EVENTS.has(e['Event-Name'] ?? '') && e['Event-Name'] !== 'CUSTOM')
+    .map((e) => keyHeaders(e, fixture, normalize));
+}
+
+export function expectedLeg(fixture: Fixture, uuid: string) {
+  const own = clientUuids(fixture);
+  return (fixture.legs[uuid] ?? []).map((h) => {
+    const copy = { ...h };
+    if (copy['Application-UUID'] && !own.has(copy['Application-UUID'])) copy['Application-UUID'] = '<generated>';
+    return copy;
+  });
+}
