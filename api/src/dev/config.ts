@@ -1,0 +1,22 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '@voicegw/shared';
+import { Type, type Static } from 'typebox';
+
+/** Environment of `npm start`, the all-in-one development launcher. */
+export const LauncherEnv = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65_535, default: 8080 }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 16 })),
+  DATA_DIR: Type.String({ default: '.data' }),
+});
+export type LauncherConfig = Static<typeof LauncherEnv>;
+
+export const loadLauncherConfig = (): LauncherConfig => loadConfig(LauncherEnv, process.env);
+
+export const generateAdminKey = (): string => `dev-admin-${randomBytes(12).toString('hex')}`;
+
+/** A child's environment: the launcher's own, with the given variables on top. */
+export const childEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => ({
+  ...process.env,
+  ...vars,
+});
