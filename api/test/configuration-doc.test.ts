@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ApiEnv } from '../src/config.js';
+import { LauncherEnv } from '../src/dev/config.js';
+
+const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+
+describe('docs/configuration.md', () => {
+  it.each([
+    ['api', ApiEnv],
+    ['launcher', LauncherEnv],
+  ])('documents every %s variable', (_name, schema) => {
+    const missing = Object.keys(schema.properties).filter(
+      (name) => !doc.includes(`| \`${name}\` |`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
