@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { EventName, RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 
@@ -15,6 +16,39 @@ export interface AppRecord {
   readonly webhook_secret: string;
   /** ISO-8601 creation time. */
   readonly created_at: string;
+}
+
+/** What an admin may set; every field is optional (`POST /admin/apps/{app_id}`). */
+export type AppConfigInput = Partial<
+  Pick<AppRecord, 'webhook_url' | 'api_key' | 'rate_limit' | 'events' | 'webhook_secret'>
+>;
+
+/** A generated API key: `vgk_` and 32 base64url characters (192 random bits). */
+export const generateApiKey = (): string => `vgk_${randomBytes(24).toString('base64url')}`;
+
+/** A Standard Webhooks signing secret: `whsec_` and the base64 of 24 random bytes. */
+export const generateWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+
+/**
+ * The configuration after a create or overwrite: given fields replace the current ones and
+ * omitted fields keep them; on create, omitted fields take their defaults and the API key and
+ * webhook secret are generated. `created_at` is set once.
+ */
+export function configureApp(
+  appId: string,
+  current: AppRecord | undefined,
+  input: AppConfigInput,
+  now: Date,
+): AppRecord {
+  return {
+    app_id: appId,
+    webhook_url: input.webhook_url ?? current?.webhook_url ?? '',
+    api_key: input.api_key ?? current?.api_key ?? generateApiKey(),
+    rate_limit: input.rate_limit ?? current?.rate_limit ?? 0,
+    events: input.events ?? current?.events ?? [],
+    webhook_secret: input.webhook_secret ?? current?.webhook_secret ?? generateWebhookSecret(),
+    created_at: current?.created_at || now.toISOString(),
+  };
 }
 
 /** The per-minute limit an app's `rate_limit` means: 0 → 100. */

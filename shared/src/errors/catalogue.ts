@@ -14,6 +14,7 @@ export const ERRORS = {
   VALIDATION_FAILED: { status: 400, message: 'Invalid request' },
   INVALID_CURSOR: { status: 400, message: 'Invalid cursor' },
   INVALID_LIMIT: { status: 400, message: 'Invalid limit' },
+  INVALID_WEBHOOK_URL: { status: 400, message: 'Invalid webhook_url' },
   // 401
   MISSING_API_KEY: { status: 401, message: 'Missing API key' },
   INVALID_API_KEY: { status: 401, message: 'Invalid API key' },
@@ -43,6 +44,7 @@ export const ERRORS = {
   ALREADY_UNMUTED: { status: 409, message: 'Member is already unmuted' },
   STILL_JOINING: { status: 409, message: 'Member is still joining the conference' },
   STILL_LEAVING: { status: 409, message: 'Member is leaving the conference' },
+  DID_TAKEN: { status: 409, message: 'DID is already routed to another application' },
   // 413, 415, 429
   BODY_TOO_LARGE: { status: 413, message: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },

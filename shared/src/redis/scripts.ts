@@ -5,7 +5,12 @@ import type { Redis } from 'ioredis';
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
 /** Script names, from the files `lua/<name>-<numberOfKeys>.lua`. */
-export type ScriptName = 'sessionCommand' | 'rateLimit';
+export type ScriptName =
+  | 'sessionCommand'
+  | 'rateLimit'
+  | 'addCallerIds'
+  | 'claimDids'
+  | 'releaseDid';
 
 interface ScriptFile {
   readonly name: string;

@@ -1,8 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
+import appRoutes from './apps.js';
+import numberListRoutes from './number-lists.js';
+import operationRoutes from './operations.js';
 
 /** Admin endpoints: every one requires X-Admin-API-Key. */
 const adminRoutes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', app.authenticateAdmin);
+  await app.register(appRoutes);
+  await app.register(numberListRoutes);
+  await app.register(operationRoutes);
 };
 
 export default adminRoutes;

@@ -1,0 +1,110 @@
+import { GatewayError } from '@voicegw/shared';
+import type { FastifyPluginAsync } from 'fastify';
+import { configureApp } from '../../domain/apps.js';
+import { checkWebhookUrl } from '../../domain/webhook-url.js';
+import {
+  ADMIN_SECURITY,
+  AppConfig,
+  AppConfigBody,
+  AppDeleted,
+  AppIdParams,
+  AppSaved,
+  ERROR_REPLIES,
+  type AppConfigArgs,
+  type AppIdArgs,
+} from './schemas.js';
+import { withStore } from './store-errors.js';
+
+const appNotFound = (appId: string): GatewayError =>
+  new GatewayError('APP_NOT_FOUND', { body: { app_id: appId } });
+
+/** `POST/GET/DELETE /admin/apps/{app_id}`: an application's configuration. */
+const appRoutes: FastifyPluginAsync = async (app) => {
+  const { config, redis } = app;
+
+  app.post(
+    '/apps/:app_id',
+    {
+      // A JSON body is required even though every field is optional: `{}` creates an app
+      // with generated credentials.
+      config: { body: 'required' },
+      schema: {
+        tags: ['admin'],
+        summary: 'Create an application or overwrite its configuration',
+        description:
+          'Omitted fields keep their current value (on create: defaults, with a generated ' +
+          '`api_key` and `webhook_secret`, both readable through GET).',
+        security: ADMIN_SECURITY,
+        params: AppIdParams,
+        body: AppConfigBody,
+        response: { 200: AppSaved, ...ERROR_REPLIES },
+      },
+    },
+    async (request) => {
+      const { app_id: appId } = request.params as AppIdArgs;
+      const input = request.body as AppConfigArgs;
+      if (input.webhook_url !== undefined) {
+        const check = await checkWebhookUrl(input.webhook_url, {
+          allowHttp: config.ALLOW_HTTP_WEBHOOKS,
+          allowPrivate: config.ALLOW_LOCALHOST_WEBHOOKS,
+        });
+        if (!check.ok) throw new GatewayError('INVALID_WEBHOOK_URL', { message: check.message });
+      }
+      const record = await withStore(redis, async () => {
+        const current = await app.apps.get(appId);
+        const next = configureApp(appId, current, input, new Date());
+        await app.apps.save(next);
+        return next;
+      });
+      return {
+        success: true,
+        app_id: appId,
+        webhook_url: record.webhook_url,
+        rate_limit: record.rate_limit,
+      };
+    },
+  );
+
+  app.get(
+    '/apps/:app_id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "An application's configuration, including its API key and webhook secret",
+        security: ADMIN_SECURITY,
+        params: AppIdParams,
+        response: { 200: AppConfig, ...ERROR_REPLIES },
+      },
+    },
+    async (request) => {
+      const { app_id: appId } = request.params as AppIdArgs;
+      const record = await withStore(redis, () => app.apps.get(appId));
+      if (!record) throw appNotFound(appId);
+      return { success: true, ...record };
+    },
+  );
+
+  app.delete(
+    '/apps/:app_id',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Delete an application with its caller-ID list and DID routes',
+        description:
+          'Active sessions are left alone; their later requests fail authentication at once ' +
+          'on every api replica.',
+        security: ADMIN_SECURITY,
+        params: AppIdParams,
+        response: { 200: AppDeleted, ...ERROR_REPLIES },
+      },
+    },
+    async (request) => {
+      const { app_id: appId } = request.params as AppIdArgs;
+      const deleted = await withStore(redis, () => app.apps.delete(appId));
+      if (!deleted) throw appNotFound(appId);
+      return { success: true, app_id: appId };
+    },
+  );
+};
+
+export default appRoutes;

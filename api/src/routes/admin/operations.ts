@@ -1,0 +1,53 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { ADMIN_SECURITY, AdminHealth, ERROR_REPLIES, RecentErrorsReply } from './schemas.js';
+import { withStore } from './store-errors.js';
+
+/** `GET /admin/health` and `GET /admin/recent-errors`. */
+const operationRoutes: FastifyPluginAsync = async (app) => {
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Gateway health: Redis reachability and live media nodes',
+        description: 'Always 200; `status` is `degraded` while Redis cannot be reached.',
+        security: ADMIN_SECURITY,
+        response: { 200: AdminHealth, ...ERROR_REPLIES },
+      },
+    },
+    async () => {
+      let mediaNodes = 0;
+      let redisUp = true;
+      try {
+        await app.redis.ping();
+        mediaNodes = (await app.nodes.live()).length;
+      } catch {
+        redisUp = false;
+      }
+      return {
+        status: redisUp ? ('ok' as const) : ('degraded' as const),
+        timestamp: new Date().toISOString(),
+        redis: redisUp ? ('up' as const) : ('down' as const),
+        media_nodes: mediaNodes,
+      };
+    },
+  );
+
+  app.get(
+    '/recent-errors',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Recent server-side errors (5xx) of every api replica, newest first',
+        security: ADMIN_SECURITY,
+        response: { 200: RecentErrorsReply, ...ERROR_REPLIES },
+      },
+    },
+    async () => {
+      const errors = await withStore(app.redis, () => app.recentErrors.list());
+      return { total: errors.length, errors };
+    },
+  );
+};
+
+export default operationRoutes;
