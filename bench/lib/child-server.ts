@@ -1,0 +1,69 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { stopChild } from '@voicegw/shared';
+import { isListeningMessage } from '../servers/protocol.js';
+
+/** A server under test, running in a child process of its own (a core of its own on 2 cores). */
+export interface ChildServer {
+  readonly name: string;
+  readonly pid: number;
+  readonly origin: string;
+  stop(): Promise<void>;
+}
+
+export interface ChildServerOptions {
+  /** File under bench/servers/, e.g. `api-server.ts`. */
+  readonly file: string;
+  readonly env?: Readonly<Record<string, string>>;
+  /** Write a V8 CPU profile of the child here when it stops. */
+  readonly cpuProfileDir?: string | undefined;
+}
+
+const STARTUP_TIMEOUT_MS = 30_000;
+
+/** Forks `tsx bench/servers/<file>` and waits for the port it reports over IPC. */
+export async function startChildServer(options: ChildServerOptions): Promise<ChildServer> {
+  const script = fileURLToPath(new URL(`../servers/${options.file}`, import.meta.url));
+  const execArgv = ['--import', 'tsx'];
+  if (options.cpuProfileDir !== undefined) {
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
+  }
+  const child = fork(script, [], {
+    execArgv,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await listeningPort(child, options.file);
+  return {
+    name: options.file,
+    pid: child.pid ?? -1,
+    origin: `http://127.0.0.1:${port}`,
+    stop: () => stopChild(child),
+  };
+}
+
+async function listeningPort(child: ChildProcess, file: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      child.kill('SIGKILL');
+      reject(new Error(`${file} did not report a port within ${STARTUP_TIMEOUT_MS} ms`));
+    }, STARTUP_TIMEOUT_MS);
+    const onMessage = (message: unknown): void => {
+      if (!isListeningMessage(message)) return;
+      cleanup();
+      resolve(message.port);
+    };
+    const onExit = (code: number | null): void => {
+      cleanup();
+      reject(new Error(`${file} exited with code ${code ?? 'null'} before listening`));
+    };
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+  });
+}

@@ -1,0 +1,65 @@
+import { parseArgs } from 'node:util';
+
+/** Options of `npm run bench`, compiled once from flags and environment, fully defaulted. */
+export interface BenchOptions {
+  /** Seconds of each measurement. */
+  readonly durationSec: number;
+  /** Seconds of full load before a target is measured (JIT, connection pools); not recorded. */
+  readonly warmupSec: number;
+  /** Concurrent HTTP connections of the load generator. */
+  readonly connections: number;
+  /** Scenario names to run; empty runs all. */
+  readonly only: readonly string[];
+  /** Directory for `--cpu-prof` of the system under test; undefined: no profiling. */
+  readonly cpuProfileDir: string | undefined;
+}
+
+export const USAGE = `npm run bench [-- options]
+  --duration <s>      seconds per measurement        (BENCH_DURATION, default 10)
+  --warmup <s>        seconds of warm-up per target  (BENCH_WARMUP, default 3)
+  --connections <n>   concurrent connections         (BENCH_CONNECTIONS, default 50)
+  --scenario <name>   run only this scenario, may repeat (BENCH_SCENARIO, comma-separated)
+  --cpu-prof <dir>    write a V8 CPU profile of the system under test (BENCH_CPU_PROF)
+  --help`;
+
+export class OptionsError extends Error {
+  override name = 'OptionsError';
+}
+
+function positive(name: string, raw: string | undefined, fallback: number, integer: boolean) {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new OptionsError(`${name} must be a positive ${integer ? 'integer' : 'number'}: ${raw}`);
+  }
+  return value;
+}
+
+/** Flags win over environment variables, which win over defaults. */
+export function parseOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      scenario: { type: 'string', multiple: true },
+      'cpu-prof': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const only = values.scenario ?? (env.BENCH_SCENARIO ?? '').split(',');
+  const profileDir = values['cpu-prof'] ?? env.BENCH_CPU_PROF;
+  return {
+    durationSec: positive('duration', values.duration ?? env.BENCH_DURATION, 10, false),
+    warmupSec: positive('warmup', values.warmup ?? env.BENCH_WARMUP, 3, false),
+    connections: positive('connections', values.connections ?? env.BENCH_CONNECTIONS, 50, true),
+    only: only.map((s) => s.trim()).filter((s) => s !== ''),
+    cpuProfileDir: profileDir === undefined || profileDir === '' ? undefined : profileDir,
+  };
+}

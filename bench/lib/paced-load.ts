@@ -1,0 +1,73 @@
+import { Pool } from 'undici';
+import { LatencySamples, loadResult, StatusCounts, type LoadResult } from './stats.js';
+import type { LoadTarget } from './target.js';
+
+export interface PacedLoadOptions {
+  /** Requests per second, spread evenly over each second. */
+  readonly rate: number;
+  readonly durationSec: number;
+  /** Size of the connection pool; a request waits for a free connection when all are busy. */
+  readonly connections: number;
+}
+
+/** How often the scheduler wakes up; requests due in between are sent together. */
+const TICK_MS = 1;
+
+/**
+ * Latency at a fixed arrival rate (open loop, like k6's constant-arrival-rate or wrk2).
+ * autocannon's `overallRate` is not used here: it lets every connection send its whole quota
+ * for the second back to back and then idle, so the first part of each second runs at full
+ * load and the percentiles describe bursts, not the rate asked for. Latency is measured from
+ * the moment a request is handed to the pool, so time spent waiting for a free connection
+ * (the server falling behind) counts; the scheduler's own lateness does not.
+ */
+export async function pacedLoad(
+  target: LoadTarget,
+  options: PacedLoadOptions,
+): Promise<LoadResult> {
+  const pool = new Pool(target.origin, { connections: options.connections, pipelining: 1 });
+  const latencies = new LatencySamples();
+  const statuses = new StatusCounts();
+  const total = Math.round(options.rate * options.durationSec);
+  const inFlight = new Set<Promise<void>>();
+  let sent = 0;
+
+  const send = (): void => {
+    const spec = target.next();
+    const started = performance.now();
+    const request = pool
+      .request({ method: spec.method, path: spec.path, headers: spec.headers })
+      .then(async (response) => {
+        await response.body.dump();
+        latencies.add(performance.now() - started);
+        statuses.add(response.statusCode);
+      })
+      .catch(() => statuses.add(0))
+      .finally(() => inFlight.delete(request));
+    inFlight.add(request);
+  };
+
+  const start = performance.now();
+  try {
+    await new Promise<void>((resolve) => {
+      const tick = (): void => {
+        const due = Math.min(
+          total,
+          Math.floor(((performance.now() - start) / 1000) * options.rate),
+        );
+        while (sent < due) {
+          send();
+          sent++;
+        }
+        if (sent < total) setTimeout(tick, TICK_MS);
+        else resolve();
+      };
+      tick();
+    });
+    await Promise.all(inFlight);
+  } finally {
+    await pool.close();
+  }
+  const seconds = (performance.now() - start) / 1000;
+  return loadResult(latencies, statuses, seconds, target.expectedStatus);
+}

@@ -1,0 +1,183 @@
+import { RedisKeys, spawnRedis } from '@voicegw/shared';
+import { Redis } from 'ioredis';
+import { startChildServer, type ChildServer } from '../lib/child-server.js';
+import { closedLoop } from '../lib/closed-loop.js';
+import { count, mib, ms, perSec, ratio } from '../lib/format.js';
+import type { BenchOptions } from '../lib/options.js';
+import { pacedLoad } from '../lib/paced-load.js';
+import type { Scenario, ScenarioResult } from '../lib/scenario.js';
+import type { LoadResult } from '../lib/stats.js';
+import type { LoadTarget, RequestSpec } from '../lib/target.js';
+import { LiveSessions, type SeededSession } from '../seed/live-sessions.js';
+
+/** Issue 2's targets. */
+const MIN_RATIO = 0.5;
+const MAX_P99_AT_HALF_RATE_MS = 5;
+
+/**
+ * The per-app limit is per minute: 200 apps × 10,000/min allow 2,000,000 commands a minute,
+ * far above what one api process serves, so no measured request is a 429.
+ */
+const APPS = 200;
+const APP_RATE_LIMIT_PER_MINUTE = 10_000;
+const KEY_PREFIX = 'bench';
+
+interface Measured {
+  readonly max: LoadResult;
+  readonly half: LoadResult;
+}
+
+/** Round robin over the seeded sessions, one request per call. */
+function commandRequests(sessions: readonly SeededSession[]): () => RequestSpec {
+  const specs = sessions.map((s): RequestSpec => ({
+    method: 'POST',
+    path: `/api/v1/sessions/${s.sessionId}/commands/answer`,
+    headers: { 'x-app-id': s.appId, 'x-api-key': s.apiKey },
+  }));
+  let i = 0;
+  return () => specs[i++ % specs.length]!;
+}
+
+export const apiCommand: Scenario = {
+  name: 'api-command',
+  title:
+    'POST /api/v1/sessions/{id}/commands/answer on the real api (Redis with AOF) ' +
+    'against a bare fastify route answering the same 202',
+
+  async run(options, log) {
+    log('starting redis-server (appendonly yes, appendfsync everysec)');
+    const redisServer = await spawnRedis({ appendOnly: true });
+    const redis = new Redis(redisServer.url);
+    const children: ChildServer[] = [];
+    try {
+      const keys = new RedisKeys(KEY_PREFIX);
+      const fixture = await LiveSessions.seed(redis, keys, {
+        apps: APPS,
+        rateLimitPerMinute: APP_RATE_LIMIT_PER_MINUTE,
+      });
+      log(`seeded ${APPS} apps with one live session each on node ${fixture.nodePrefix}`);
+      const api = await startChildServer({
+        file: 'api-server.ts',
+        env: { BENCH_REDIS_URL: redisServer.url, BENCH_REDIS_PREFIX: KEY_PREFIX },
+        cpuProfileDir: options.cpuProfileDir,
+      });
+      children.push(api);
+      const baseline = await startChildServer({ file: 'baseline-server.ts' });
+      children.push(baseline);
+      const next = commandRequests(fixture.sessions);
+      const target = (server: ChildServer): LoadTarget => ({
+        origin: server.origin,
+        next,
+        expectedStatus: 202,
+      });
+      const memoryBefore = await usedMemory(redis);
+
+      const maxOf = async (server: ChildServer, label: string): Promise<LoadResult> => {
+        log(`${label}: warm-up ${options.warmupSec} s`);
+        await closedLoop(target(server), { ...options, durationSec: options.warmupSec });
+        await fixture.reset();
+        log(`${label}: maximum throughput, ${options.durationSec} s`);
+        return closedLoop(target(server), options);
+      };
+      const apiMax = await maxOf(api, 'api');
+      const apiEnqueued = await fixture.enqueued();
+      await fixture.reset();
+      const baselineMax = await maxOf(baseline, 'baseline');
+
+      const halfRate = Math.max(1, Math.round(apiMax.requestsPerSec / 2));
+      const halfOf = async (server: ChildServer, label: string): Promise<LoadResult> => {
+        log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
+        const result = await pacedLoad(target(server), { ...options, rate: halfRate });
+        await fixture.reset();
+        return result;
+      };
+      const apiHalf = await halfOf(api, 'api');
+      const baselineHalf = await halfOf(baseline, 'baseline');
+      const memoryAfter = await usedMemory(redis);
+
+      return report(
+        options,
+        { max: apiMax, half: apiHalf },
+        { max: baselineMax, half: baselineHalf },
+        halfRate,
+        [
+          `redis-server ${await redisVersion(redis)}, appendonly yes, appendfsync everysec; ` +
+            `${APPS} apps × 1 live session, requests round robin over them`,
+          `api and baseline each run in a child process; the load generator runs in the parent; ` +
+            `the two targets are measured one after the other`,
+          `maximum throughput: autocannon, ${options.connections} connections, no pipelining; ` +
+            `half rate: evenly paced open-loop arrivals over a pool of ${options.connections} connections`,
+          `commands the api appended to the node's stream during its maximum run: ` +
+            `${count(apiEnqueued)}, for ${count(apiMax.responses - apiMax.unexpected)} 202 ` +
+            `answers received (requests still in flight when the load stopped make the difference)`,
+          `half-rate runs achieved: api ${perSec(apiHalf.requestsPerSec)} req/s, ` +
+            `baseline ${perSec(baselineHalf.requestsPerSec)} req/s`,
+          `statuses: api ${apiMax.statuses} | ${apiHalf.statuses}; ` +
+            `baseline ${baselineMax.statuses} | ${baselineHalf.statuses}`,
+          `redis used_memory ${mib(memoryBefore)} before, ${mib(memoryAfter)} after ` +
+            `(stream and idempotency claims cleared between measurements)`,
+        ],
+      );
+    } finally {
+      for (const child of children.reverse()) await child.stop();
+      redis.disconnect();
+      await redisServer.stop();
+    }
+  },
+};
+
+function report(
+  options: BenchOptions,
+  api: Measured,
+  baseline: Measured,
+  halfRate: number,
+  notes: string[],
+): ScenarioResult {
+  const throughputRatio = api.max.requestsPerSec / baseline.max.requestsPerSec;
+  const unexpected = (m: Measured): number => m.max.unexpected + m.half.unexpected;
+  const half = `at ${perSec(halfRate)} req/s (half the api max)`;
+  return {
+    columns: ['measurement', 'api', 'baseline', 'api / baseline'],
+    rows: [
+      [
+        `max throughput (${options.connections} conn): requests/s`,
+        perSec(api.max.requestsPerSec),
+        perSec(baseline.max.requestsPerSec),
+        ratio(throughputRatio),
+      ],
+      ['max throughput: p50 ms', ms(api.max.p50Ms), ms(baseline.max.p50Ms), ''],
+      ['max throughput: p99 ms', ms(api.max.p99Ms), ms(baseline.max.p99Ms), ''],
+      [`${half}: p50 ms`, ms(api.half.p50Ms), ms(baseline.half.p50Ms), ''],
+      [`${half}: p99 ms`, ms(api.half.p99Ms), ms(baseline.half.p99Ms), ''],
+      ['responses other than 202', count(unexpected(api)), count(unexpected(baseline)), ''],
+    ],
+    checks: [
+      {
+        target: `api/baseline requests/s ≥ ${MIN_RATIO}`,
+        actual: ratio(throughputRatio),
+        pass: throughputRatio >= MIN_RATIO,
+      },
+      {
+        target: `api p99 ≤ ${MAX_P99_AT_HALF_RATE_MS} ms at half the api's maximum rate`,
+        actual: `${ms(api.half.p99Ms)} ms at ${perSec(halfRate)} req/s`,
+        pass: api.half.p99Ms <= MAX_P99_AT_HALF_RATE_MS,
+      },
+      {
+        target: 'every response is 202 (otherwise the figures are not valid)',
+        actual: `${count(unexpected(api))} api, ${count(unexpected(baseline))} baseline`,
+        pass: unexpected(api) === 0 && unexpected(baseline) === 0,
+      },
+    ],
+    notes,
+  };
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
+}
+
+async function redisVersion(redis: Redis): Promise<string> {
+  const info = await redis.info('server');
+  return /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown';
+}

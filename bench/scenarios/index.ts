@@ -1,0 +1,5 @@
+import type { Scenario } from '../lib/scenario.js';
+import { apiCommand } from './api-command.js';
+
+/** Every scenario `npm run bench` runs, in order. A new scenario is one file and one line here. */
+export const SCENARIOS: readonly Scenario[] = [apiCommand];

@@ -1,0 +1,20 @@
+import { buildApp, loadApiConfig } from '../lib/api-workspace.js';
+import { serveUntilStopped } from './protocol.js';
+
+/**
+ * The real api, built by buildApp exactly as `api/src/server.ts` builds it, on a free loopback
+ * port. The parent passes the Redis it started; nothing else comes from the environment, so the
+ * caller's own settings cannot skew a run. No logger: request logging is a deployment choice,
+ * and the baseline logs nothing either.
+ */
+const config = loadApiConfig({
+  REDIS_URL: process.env.BENCH_REDIS_URL,
+  REDIS_PREFIX: process.env.BENCH_REDIS_PREFIX,
+  HOST: '127.0.0.1',
+  PORT: '0',
+});
+const app = await buildApp({ config });
+await app.listen({ port: config.PORT, host: config.HOST });
+const address = app.server.address();
+if (address === null || typeof address === 'string') throw new Error('api has no TCP port');
+serveUntilStopped(address.port, () => app.close());
