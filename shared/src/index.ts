@@ -50,7 +50,7 @@ export type { RedisClientOptions } from './redis/client.js';
 export { LuaScripts } from './redis/scripts.js';
 export type { ScriptName } from './redis/scripts.js';
 
-export { SessionStore, parseSession } from './sessions/record.js';
+export { SessionStore, parseSession, sessionFields } from './sessions/record.js';
 export type { SessionRecord, NewSession, ConferenceState, DialStatus } from './sessions/record.js';
 export { NodeRegistry, PrefixCollisionError } from './nodes/registry.js';
 export type { NodeHeartbeat, LiveNode } from './nodes/registry.js';

@@ -8,6 +8,7 @@ const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 export type ScriptName =
   | 'sessionCommand'
   | 'rateLimit'
+  | 'placeDial'
   | 'addCallerIds'
   | 'claimDids'
   | 'releaseDid';

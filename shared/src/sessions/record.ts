@@ -41,28 +41,36 @@ export class SessionStore {
   ) {}
 
   async create(sessionId: string, session: NewSession): Promise<void> {
-    const fields: Record<string, string> = {
-      app_id: session.app_id,
-      node: session.node,
-      direction: session.direction,
-      caller_id: session.caller_id,
-      did: session.did,
-      created_at: String(session.created_at ?? Date.now()),
-      conf_room: '',
-      conf_state: 'none',
-      conf_member_id: '',
-      conf_muted: '0',
-    };
-    if (session.dial_status) fields.dial_status = session.dial_status;
-    if (session.dial_started_at) fields.dial_started_at = session.dial_started_at;
-    if (session.metadata) fields.metadata = JSON.stringify(session.metadata);
-    await this.redis.hset(this.keys.session(sessionId), fields);
+    await this.redis.hset(this.keys.session(sessionId), sessionFields(session));
   }
 
   async get(sessionId: string): Promise<SessionRecord | undefined> {
     const raw = await this.redis.hgetall(this.keys.session(sessionId));
     return raw.app_id === undefined ? undefined : parseSession(raw);
   }
+}
+
+/**
+ * The hash fields of a new session, as strings. Exported so that Lua scripts that create a
+ * session atomically with other changes (placeDial) write exactly the layout `create` writes.
+ */
+export function sessionFields(session: NewSession): Record<string, string> {
+  const fields: Record<string, string> = {
+    app_id: session.app_id,
+    node: session.node,
+    direction: session.direction,
+    caller_id: session.caller_id,
+    did: session.did,
+    created_at: String(session.created_at ?? Date.now()),
+    conf_room: '',
+    conf_state: 'none',
+    conf_member_id: '',
+    conf_muted: '0',
+  };
+  if (session.dial_status) fields.dial_status = session.dial_status;
+  if (session.dial_started_at) fields.dial_started_at = session.dial_started_at;
+  if (session.metadata) fields.metadata = JSON.stringify(session.metadata);
+  return fields;
 }
 
 export function parseSession(raw: Record<string, string>): SessionRecord {

@@ -1,5 +1,86 @@
+import { DialBody, type DialArgs, type DialStatus } from '@voicegw/shared';
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { dialState, placeDial } from '../../domain/dial.js';
 
-const routes: FastifyPluginAsync = async () => {};
+const DIAL_STATUSES = [
+  'dialing',
+  'ringing',
+  'early_media',
+  'answered',
+  'ended',
+] as const satisfies readonly DialStatus[];
 
-export default routes;
+const SessionUuid = Type.String({ description: 'Session identifier of the dialed call' });
+
+const Placed = Type.Object(
+  { session_uuid: SessionUuid, status: Type.Literal('dialing') },
+  { description: 'The call is being originated; progress arrives as webhook events' },
+);
+const Status = Type.Object(
+  {
+    session_uuid: SessionUuid,
+    status: Type.Union(DIAL_STATUSES.map((s) => Type.Literal(s))),
+    started_at: Type.String({ format: 'date-time', description: 'Dial creation time (UTC)' }),
+  },
+  { description: 'Dial status' },
+);
+/** Dial errors carry a machine-readable `code` where the contract names one. */
+const ErrorBody = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.String(),
+    code: Type.Optional(
+      Type.String({ description: '`cid_not_allowed` (403) or `no_fs_capacity` (503)' }),
+    ),
+  },
+  { description: 'Error' },
+);
+const Params = Type.Object({ session_uuid: SessionUuid });
+const security = [{ appId: [], apiKey: [] }];
+
+/** `POST /dial` originates an outbound call; `GET /dial/{session_uuid}` reports its progress. */
+const dialRoutes: FastifyPluginAsync = async (app) => {
+  // '' rather than '/': the route is exactly /api/v1/dial (one OpenAPI path, no trailing slash).
+  app.post(
+    '',
+    {
+      config: { body: 'required' },
+      schema: {
+        tags: ['dial'],
+        summary: 'Originate an outbound call',
+        description:
+          'Numbers are in Israeli domestic format; `from` must be on the caller-ID allow-list ' +
+          '(403, code `cid_not_allowed`). Without a media node with outbound capacity the ' +
+          'answer is 503 with code `no_fs_capacity`: retry with backoff.',
+        security,
+        body: DialBody,
+        response: { 202: Placed, '4xx': ErrorBody, '5xx': ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const placed = await placeDial(app, request.app.app_id, request.body as DialArgs);
+      return reply.code(202).send(placed);
+    },
+  );
+
+  app.get(
+    '/:session_uuid',
+    {
+      schema: {
+        tags: ['dial'],
+        summary: 'Dial status',
+        description: '404 when the session is unknown, not a dial, or owned by another app.',
+        security,
+        params: Params,
+        response: { 200: Status, '4xx': ErrorBody, '5xx': ErrorBody },
+      },
+    },
+    async (request) => {
+      const { session_uuid: id } = request.params as { session_uuid: string };
+      return dialState(app, request.app.app_id, id);
+    },
+  );
+};
+
+export default dialRoutes;

@@ -1,0 +1,170 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  commandsFor,
+  createTenant,
+  json,
+  liveNode,
+  startApi,
+  type TestApi,
+  type TestTenant,
+} from './helpers.js';
+
+// Each test gets its own api (own key prefix), so the set of live media nodes is its own.
+
+const FROM = '0731234567';
+const TO = '0521234567';
+const NO_CAPACITY = {
+  success: false,
+  error: 'No outbound capacity; retry with backoff',
+  code: 'no_fs_capacity',
+};
+
+let current: TestApi | undefined;
+afterEach(async () => {
+  await current?.close();
+  current = undefined;
+});
+
+async function setup(): Promise<{ api: TestApi; tenant: TestTenant }> {
+  const api = await startApi();
+  current = api;
+  const tenant = await createTenant(api);
+  await api.redis.sadd(api.keys.appCids(tenant.appId), FROM);
+  return { api, tenant };
+}
+
+const dial = (t: TestApi, tenant: TestTenant, from = FROM) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/api/v1/dial',
+    headers: { ...tenant.headers, ...json },
+    payload: JSON.stringify({ to: TO, from }),
+  });
+
+/** Every session hash under this api's prefix. */
+const sessionKeys = (t: TestApi) => t.redis.keys(t.keys.session('*'));
+
+describe('dial placement', () => {
+  it('answers 503 no_fs_capacity when no media node is live', async () => {
+    const { api, tenant } = await setup();
+    const res = await dial(api, tenant);
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual(NO_CAPACITY);
+    expect(await sessionKeys(api)).toEqual([]);
+  });
+
+  it('answers 503 no_fs_capacity when the only node has no outbound capacity', async () => {
+    const { api, tenant } = await setup();
+    const node = await liveNode(api, { outbound_capacity: 0 });
+    const res = await dial(api, tenant);
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual(NO_CAPACITY);
+    expect(await commandsFor(api, node)).toEqual([]);
+  });
+
+  it('answers 503 no_fs_capacity when the only node is draining', async () => {
+    const { api, tenant } = await setup();
+    const node = await liveNode(api, { draining: true });
+    const res = await dial(api, tenant);
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual(NO_CAPACITY);
+    expect(await commandsFor(api, node)).toEqual([]);
+  });
+
+  it('answers 503 when the only node registered once but its heartbeat expired', async () => {
+    const { api, tenant } = await setup();
+    const node = await liveNode(api);
+    await api.redis.del(api.keys.nodeHeartbeat(node));
+    const res = await dial(api, tenant);
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual(NO_CAPACITY);
+  });
+
+  it('answers 403 rather than 503 when from is not allowed and no node is live', async () => {
+    const { api, tenant } = await setup();
+    const res = await dial(api, tenant, '0771111111');
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('cid_not_allowed');
+  });
+
+  it('places the call on the least-loaded of two live nodes', async () => {
+    const { api, tenant } = await setup();
+    const busy = await liveNode(api, { capacity: 100, active_sessions: 60 });
+    const idle = await liveNode(api, { capacity: 100, active_sessions: 10 });
+    const res = await dial(api, tenant);
+    expect(res.statusCode).toBe(202);
+    const id = res.json<{ session_uuid: string }>().session_uuid;
+    expect(id.startsWith(`${idle}-`)).toBe(true);
+    expect(await api.redis.hget(api.keys.session(id), 'node')).toBe(idle);
+    expect(await commandsFor(api, idle)).toMatchObject([{ kind: 'dial', session_id: id }]);
+    expect(await commandsFor(api, busy)).toEqual([]);
+  });
+
+  it('skips a less loaded node that is draining or has no outbound capacity', async () => {
+    const { api, tenant } = await setup();
+    await liveNode(api, { active_sessions: 0, draining: true });
+    await liveNode(api, { active_sessions: 1, outbound_capacity: 0 });
+    const open = await liveNode(api, { active_sessions: 90 });
+    const res = await dial(api, tenant);
+    expect(res.statusCode).toBe(202);
+    expect(res.json<{ session_uuid: string }>().session_uuid).toMatch(new RegExp(`^${open}-`));
+  });
+
+  it('answers 500 and leaves no session behind when the originate cannot be enqueued', async () => {
+    const { api, tenant } = await setup();
+    const node = await liveNode(api);
+    // A command stream key of the wrong type makes the XADD inside the script fail.
+    await api.redis.set(api.keys.commandStream(node), 'not a stream');
+    const res = await dial(api, tenant);
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ success: false, error: 'Internal error placing the dial' });
+    expect(await sessionKeys(api)).toEqual([]);
+  });
+});
+
+describe('placeDial script', () => {
+  // The api picks a node, then the script re-checks it: the node may drain or die in between.
+  const run = async (t: TestApi, tenant: TestTenant, node: string) =>
+    t.app.scripts.run(
+      'placeDial',
+      [
+        t.keys.appCids(tenant.appId),
+        t.keys.nodeHeartbeat(node),
+        t.keys.session(`${node}-00000000-0000-4000-8000-000000000000`),
+        t.keys.commandStream(node),
+      ],
+      [FROM, '{}', 'app_id', tenant.appId],
+    );
+
+  it('refuses a node that started draining after it was picked', async () => {
+    const { api, tenant } = await setup();
+    const node = await liveNode(api);
+    await api.redis.hset(api.keys.nodeHeartbeat(node), 'draining', '1');
+    expect(await run(api, tenant, node)).toBe(-2);
+    expect(await sessionKeys(api)).toEqual([]);
+    expect(await api.redis.exists(api.keys.commandStream(node))).toBe(0);
+  });
+
+  it('refuses a node whose outbound capacity ran out after it was picked', async () => {
+    const { api, tenant } = await setup();
+    const node = await liveNode(api);
+    await api.redis.hset(api.keys.nodeHeartbeat(node), 'outbound_capacity', '0');
+    expect(await run(api, tenant, node)).toBe(-2);
+  });
+
+  it('refuses a node that died after it was picked', async () => {
+    const { api, tenant } = await setup();
+    const node = await liveNode(api);
+    await api.redis.del(api.keys.nodeHeartbeat(node));
+    expect(await run(api, tenant, node)).toBe(-2);
+  });
+
+  it('never overwrites an existing session', async () => {
+    const { api, tenant } = await setup();
+    const node = await liveNode(api);
+    const key = api.keys.session(`${node}-00000000-0000-4000-8000-000000000000`);
+    await api.redis.hset(key, 'app_id', 'someone-else');
+    expect(await run(api, tenant, node)).toBe(-3);
+    expect(await api.redis.hget(key, 'app_id')).toBe('someone-else');
+  });
+});

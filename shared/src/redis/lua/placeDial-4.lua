@@ -1,0 +1,30 @@
+--[[
+  Places an outbound call in one round trip: the caller-ID allow-list check, a re-check of the
+  chosen node (it may have died or started draining since the api picked it), the new session
+  hash and the originate command on the node's stream. Either all of it happens or none.
+
+  KEYS[1] the app's caller-ID allow-list (set)   KEYS[2] chosen node's heartbeat hash
+  KEYS[3] the new session hash                   KEYS[4] chosen node's command stream
+
+  ARGV[1] the `from` number   ARGV[2] stream message JSON
+  ARGV[3..] session hash fields as name, value pairs (SessionStore's layout)
+
+  Returns:
+     0  placed
+    -1  `from` is not on the allow-list
+    -2  the node is gone, draining or has no outbound capacity left
+    -3  a session with this id already exists (never expected: the id holds a random UUID)
+]]
+
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then return -1 end
+
+local node = redis.call('HMGET', KEYS[2], 'name', 'draining', 'outbound_capacity')
+if not node[1] or node[2] == '1' or (tonumber(node[3]) or 0) <= 0 then return -2 end
+
+if redis.call('EXISTS', KEYS[3]) == 1 then return -3 end
+
+-- Redis does not roll a script back on error: the XADD, the one write that can fail (a stream
+-- key of the wrong type), goes first, and the HSET on a key known to be absent cannot fail.
+redis.call('XADD', KEYS[4], '*', 'c', ARGV[2])
+redis.call('HSET', KEYS[3], unpack(ARGV, 3))
+return 0
