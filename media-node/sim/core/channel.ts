@@ -52,6 +52,10 @@ export class Channel {
   peer: Channel | undefined;
   /** Cause the peer gets when this leg hangs up (loopback semantics differ per leg). */
   peerCause: (cause: string) => string = (cause) => cause;
+  /** How the peer learns this leg is gone; by default it hangs up with peerCause(cause). */
+  releasePeer: (peer: Channel, cause: string) => void = (peer, cause) => {
+    peer.hangup(this.peerCause(cause));
+  };
   /** Runs just before CHANNEL_ANSWER (a loopback B leg answers its A leg first). */
   beforeAnswer: (() => void) | undefined;
   private readonly hangupHooks: Array<(cause: string) => void> = [];
@@ -180,7 +184,7 @@ export class Channel {
     for (const bug of [...this.bugs]) bug.stopOnHangup();
     this.bugs.clear();
     const peer = this.peer;
-    if (peer?.alive) peer.hangup(this.peerCause(this.hangupCause ?? 'NORMAL_CLEARING'));
+    if (peer?.alive) this.releasePeer(peer, this.hangupCause ?? 'NORMAL_CLEARING');
     this.state = 'CS_REPORTING';
     this.fire('CHANNEL_STATE', { vars: false });
     // FreeSWITCH sets these in the reporting state, so only HANGUP_COMPLETE/DESTROY carry them.

@@ -78,7 +78,8 @@ function createALeg(ctx: SimContext, req: OriginateRequest): Channel {
     origCallerIdName: cidName,
     origCallerIdNumber: cidNumber,
     calleeIdName: 'Outbound Call',
-    calleeIdNumber: ep.number,
+    // mod_loopback reports the context as the callee number
+    calleeIdNumber: ep.tech === 'loopback' ? ep.context : ep.number,
     ani: cidNumber,
     destination: ep.number,
     source: ep.tech === 'loopback' ? 'mod_loopback' : 'mod_sofia',
@@ -167,8 +168,21 @@ function startLoopbackB(
   });
   a.peer = bleg;
   bleg.peer = a;
+  // Once answered, the A leg shows the far end as its caller (channel_cid_flipped).
+  a.onAnswer(() => {
+    const p = a.profile;
+    [p.callerIdName, p.calleeIdName] = [p.calleeIdName, p.callerIdName];
+    [p.callerIdNumber, p.calleeIdNumber] = [p.calleeIdNumber, p.callerIdNumber];
+    a.vars.set('channel_cid_flipped', 'yes');
+  });
   // After answer, the far (B) leg hanging up clears the A leg normally (trace h3).
   bleg.peerCause = (cause) => (a.answered ? 'NORMAL_CLEARING' : cause);
+  // An abnormal far-end hangup after answer first ends the A leg's application (CHANNEL_UNPARK,
+  // EXECUTE_COMPLETE while still answered); the A leg then hangs up as its app list ran out.
+  bleg.releasePeer = (peer, cause) => {
+    if (peer.answered && cause !== 'NORMAL_CLEARING') void peer.executor.unwind();
+    else peer.hangup(bleg.peerCause(cause));
+  };
   bleg.beforeAnswer = () => a.answer();
   const ringReady = bleg.ringReady.bind(bleg);
   bleg.ringReady = () => {

@@ -7,6 +7,7 @@ import type { Channel, MediaBug } from '../core/channel.js';
 import { makeToneWav } from './wav.js';
 
 const FORMATS = new Set(['.wav', '.mp3']);
+const OPEN_MS = 10;
 
 class Recording implements MediaBug {
   private readonly startedAt = performance.now();
@@ -19,16 +20,18 @@ class Recording implements MediaBug {
     limitSec: number,
   ) {
     if (limitSec > 0) {
-      this.limitTimer = setTimeout(() => this.stop('success-maxtime'), limitSec * 1000);
+      // The limit counts recorded samples, so it ends a frame or two before the wall-clock limit (trace e2: 983 ms for 1 s).
+      this.limitTimer = setTimeout(() => this.stop('success-maxtime')(), limitSec * 1000 - 40);
     }
   }
 
   stopOnHangup(): void {
-    this.stop('success-silence');
+    this.stop('success-silence')();
   }
 
-  stop(cause: string): void {
-    if (this.stopped) return;
+  /** Fires RECORD_STOP; returns the MEDIA_BUG_STOP step, which `stop all` fires after all stops. */
+  stop(cause: string): () => void {
+    if (this.stopped) return () => undefined;
     this.stopped = true;
     clearTimeout(this.limitTimer);
     this.ch.bugs.delete(this);
@@ -49,10 +52,10 @@ class Recording implements MediaBug {
         ['Record-Completion-Cause', cause],
       ],
     });
-    this.ch.fire('MEDIA_BUG_STOP', { pre: bugHeaders });
     if (extname(this.path).toLowerCase() === '.wav') {
       writeFile(this.path, makeToneWav(ms)).catch(() => undefined);
     }
+    return () => this.ch.fire('MEDIA_BUG_STOP', { pre: bugHeaders });
   }
 }
 
@@ -69,7 +72,8 @@ export async function uuidRecord(ch: Channel, argv: string[]): Promise<string> {
       }
       const rec = new Recording(ch, path, Number(limit) || 0);
       ch.bugs.add(rec);
-      // The events follow the reply, as in trace e.
+      // Opening the file takes FreeSWITCH ~10 ms; the events follow the reply (trace e).
+      await new Promise((r) => setTimeout(r, OPEN_MS));
       setImmediate(() => {
         ch.fire('RECORD_START', { tail: [['Record-File-Path', path]] });
         ch.fire('MEDIA_BUG_START', {
@@ -85,7 +89,10 @@ export async function uuidRecord(ch: Channel, argv: string[]): Promise<string> {
       const targets =
         path === 'all' ? recordings(ch) : recordings(ch).filter((r) => r.path === path);
       if (targets.length === 0) return '-ERR Cannot stop record session!\n';
-      setImmediate(() => targets.forEach((r) => r.stop('success-maxtime')));
+      setImmediate(() => {
+        const bugStops = targets.map((r) => r.stop('success-maxtime'));
+        for (const fire of bugStops) fire();
+      });
       return '+OK Success\n';
     }
     case 'mask':

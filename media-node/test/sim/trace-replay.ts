@@ -46,12 +46,16 @@ export async function replay(
       .replaceAll('http://127.0.0.1:8099', mediaBase)
       .replaceAll('http://127.0.0.1:8098', closed)
       .replaceAll('/var/lib/recordings', recDir);
-  const normalize = (v: string) =>
-    normalizeValue(
-      v.replaceAll(mediaBase, 'http://127.0.0.1:8099').replaceAll(closed, 'http://127.0.0.1:8098').replaceAll(recDir, '/var/lib/recordings'),
-    );
-
   const bMap = new Map<string, string>();
+  const normalize = (v: string) => {
+    let out = v
+      .replaceAll(mediaBase, 'http://127.0.0.1:8099')
+      .replaceAll(closed, 'http://127.0.0.1:8098')
+      .replaceAll(recDir, '/var/lib/recordings');
+    for (const [traceB, sim] of bMap) out = out.replaceAll(sim, traceB);
+    return normalizeValue(out);
+  };
+
   const simB = async (traceB: string): Promise<string> => {
     const a = fixture.bLegs[traceB];
     if (!a) return traceB;
@@ -70,10 +74,21 @@ export async function replay(
 
   const replies: ReplayResult['replies'] = [];
   const jobs: Array<Promise<void>> = [];
-  const t0 = performance.now() - (fixture.steps[0]?.t ?? 0) * 1000;
+  const jobDone = new Map<string, Promise<void>>();
+  let lastSent = performance.now();
   for (const step of fixture.steps) {
-    const wait = t0 + step.t * 1000 - performance.now();
+    // Await what the recorder had seen, then keep the recording's gap after it.
+    let anchor = lastSent;
+    if (step.after?.length) {
+      for (const id of step.after) {
+        if (jobDone.has(id)) await jobDone.get(id);
+        else await client.waitFor((e) => e['Event-Name'] === 'CHANNEL_EXECUTE_COMPLETE' && e['Application-UUID'] === id, 30_000);
+      }
+      anchor = performance.now();
+    }
+    const wait = anchor + (step.delay ?? 0) * 1000 - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    lastSent = performance.now();
     const line = await substitute(step.line);
     const rest = line.slice(step.kind.length + 1);
     if (step.kind === 'api') {
@@ -81,14 +96,14 @@ export async function replay(
     } else if (step.kind === 'bgapi') {
       const entry: ReplayResult['replies'][number] = { step, reply: '' };
       replies.push(entry);
-      jobs.push(
-        new Promise<void>((resolve) =>
-          client.conn.bgapi(rest, (ev) => {
-            entry.jobResult = normalize(ev.getBody());
-            resolve();
-          }),
-        ),
+      const done = new Promise<void>((resolve) =>
+        client.conn.bgapi(rest, (ev) => {
+          entry.jobResult = normalize(ev.getBody());
+          resolve();
+        }),
       );
+      jobs.push(done);
+      if (step.jobUuid) jobDone.set(step.jobUuid, done);
     } else {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(step.headers ?? {})) headers[k] = await substitute(v);
