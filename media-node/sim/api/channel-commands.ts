@@ -103,10 +103,16 @@ export function parseDigits(spec: string): Array<{ digit: string; samples: numbe
   return [...digits].filter((d) => /[0-9*#A-Da-d]/.test(d)).map((digit) => ({ digit, samples }));
 }
 
+/** Digits arrive one media read apart, so each one's consequences land before the next. */
 function deliver(ch: Channel, spec: string, source: string): void {
-  setTimeout(() => {
-    for (const { digit, samples } of parseDigits(spec)) ch.dtmf(digit, samples, source);
-  }, MESSAGE_LATENCY_MS);
+  const digits = parseDigits(spec);
+  const next = () => {
+    const d = digits.shift();
+    if (!d) return;
+    ch.dtmf(d.digit, d.samples, source);
+    setImmediate(next);
+  };
+  setTimeout(next, MESSAGE_LATENCY_MS);
 }
 
 /** Sends toward the far end: on a loopback pair the other leg hears it. */

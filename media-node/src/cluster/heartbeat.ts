@@ -1,0 +1,57 @@
+import type { NodeRegistry } from '@voicegw/shared';
+import type { NodeContext } from '../context.js';
+
+/**
+ * Announces the node (capacity, load, draining) every HEARTBEAT_INTERVAL_MS with a TTL of
+ * HEARTBEAT_TTL_MS, and records when it was last seen, from which the orphan sweeper counts once
+ * the heartbeat is gone. Without FreeSWITCH the node takes no new dials (outbound capacity 0) but
+ * keeps its sessions alive: they may survive the reconnect.
+ */
+export class Heartbeat {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly node: NodeContext,
+    private readonly registry: NodeRegistry,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.beat();
+    this.timer = setInterval(() => void this.beat(), this.node.config.HEARTBEAT_INTERVAL_MS);
+  }
+
+  /** Beats now (state changes such as draining are announced at once). */
+  async beat(): Promise<void> {
+    if (this.stopped) return;
+    const { node } = this;
+    const { config } = node;
+    const active = node.sessions.size;
+    const full = node.draining || !node.esl.connected;
+    try {
+      await Promise.all([
+        this.registry.heartbeat(
+          node.prefix,
+          {
+            name: config.NODE_NAME,
+            capacity: config.CAPACITY,
+            active_sessions: active,
+            outbound_capacity: full ? 0 : Math.max(0, config.CAPACITY - active),
+            draining: node.draining,
+          },
+          config.HEARTBEAT_TTL_MS,
+        ),
+        node.redis.zadd(node.keys.nodesSeen(), Date.now(), node.prefix),
+      ]);
+    } catch (err) {
+      node.log.warn({ err }, 'heartbeat failed');
+    }
+  }
+
+  /** Stops beating; `retire` also removes the heartbeat so the api stops placing work here. */
+  async stop(retire: boolean): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    if (retire) await this.registry.retire(this.node.prefix);
+  }
+}

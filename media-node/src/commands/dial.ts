@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { parseSessionId, type DialCommandMessage } from '@voicegw/shared';
+import type { NodeContext } from '../context.js';
+import type { FsEvent } from '../esl/event.js';
+import { mapHangupCause } from '../session/causes.js';
+import { Channel } from '../session/channel.js';
+import { watchSession } from '../session/lifecycle.js';
+import { Session } from '../session/session.js';
+import { endSession } from '../session/teardown.js';
+
+/**
+ * dial: `bgapi originate {origination_uuid=<uuid of the session id>,...}<dial string> &park()`.
+ * session.dialing at once; the channel's own events then report progress (lifecycle.ts); an
+ * originate that fails with no channel at all (`-ERR <CAUSE>` in BACKGROUND_JOB) ends the session
+ * with the mapped cause and duration 0.
+ */
+export const dialCommand = {
+  esl: 'bgapi originate {origination_uuid,origination_caller_id_number,originate_timeout,voicegw_app_id}<DIAL_STRING_TEMPLATE> &park()',
+  confirmedBy: 'BACKGROUND_JOB (+OK <uuid> or -ERR <CAUSE>); CHANNEL_PROGRESS(_MEDIA), CHANNEL_ANSWER',
+} as const;
+
+export async function dial(node: NodeContext, message: DialCommandMessage): Promise<void> {
+  const parsed = parseSessionId(message.session_id);
+  if (parsed?.prefix !== node.prefix) {
+    node.log.warn({ session_uuid: message.session_id }, 'dial for a session of another node');
+    return;
+  }
+  if (node.sessions.get(message.session_id)) return; // already running (claimed twice)
+  const { keys } = node;
+  if ((await node.redis.hexists(keys.session(message.session_id), 'ended_at')) === 1) return;
+
+  const { args } = message;
+  const channel = new Channel(parsed.channelUuid, node.esl, node.router);
+  const session = new Session(node, channel, {
+    id: message.session_id,
+    appId: message.app_id,
+    direction: 'outbound',
+    callerId: args.from,
+    did: args.to,
+    metadata: args.metadata,
+    maxDurationSec: args.max_duration_sec,
+  });
+  channel.attach();
+  node.sessions.add(session);
+  watchSession(session);
+  await node.redis.sadd(keys.nodeSessions(node.prefix), session.id);
+
+  await session.serial(async () => {
+    await session.publish({
+      event: 'session.dialing',
+      session_uuid: session.id,
+      to: args.to,
+      from: args.from,
+    });
+    const jobUuid = randomUUID();
+    node.router.expectJob(jobUuid, (event) => void session.serial(() => jobDone(session, event)));
+    try {
+      const reply = await node.esl.bgapi(`originate ${originateArgs(node, message)}`, jobUuid);
+      if (!reply.startsWith('+OK')) throw new Error(reply);
+      session.log.info({ to: args.to }, 'dialing');
+    } catch (err) {
+      node.router.forgetJob(jobUuid);
+      session.log.warn({ err }, 'originate not accepted');
+      await endSession(session, 'failed', 0);
+    }
+  });
+}
+
+export function originateArgs(node: NodeContext, message: DialCommandMessage): string {
+  const { args } = message;
+  const uuid = parseSessionId(message.session_id)?.channelUuid ?? '';
+  const vars = [
+    `origination_uuid=${uuid}`,
+    `origination_caller_id_number=${args.from}`,
+    `originate_timeout=${args.timeout_sec}`,
+    `voicegw_app_id=${message.app_id}`,
+  ];
+  const target = node.config.DIAL_STRING_TEMPLATE.replaceAll('{to}', args.to);
+  return `{${vars.join(',')}}${target} &park()`;
+}
+
+/** BACKGROUND_JOB of the originate: `-ERR <CAUSE>` when no call came of it. */
+async function jobDone(session: Session, event: FsEvent): Promise<void> {
+  const body = event.body.trim();
+  if (body.startsWith('+OK') || session.ended) return;
+  const cause = /^-ERR\s+([A-Z_]+)/.exec(body)?.[1];
+  session.log.info({ result: body }, 'originate failed');
+  await endSession(session, mapHangupCause(cause, false), 0);
+}

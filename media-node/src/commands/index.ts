@@ -1,0 +1,60 @@
+import {
+  resultCommandName,
+  type CommandMessage,
+  type SessionCommandMessage,
+  type SessionCommandName,
+} from '@voicegw/shared';
+import type { NodeContext } from '../context.js';
+import { answer } from './answer.js';
+import { dial } from './dial.js';
+import { disconnect } from './disconnect.js';
+import { hangup } from './hangup.js';
+import { commandContext, type SessionCommand } from './types.js';
+
+type Registry = { readonly [C in SessionCommandName]?: SessionCommand<C> };
+
+/** The session commands this node executes, by name. */
+export const SESSION_COMMANDS: Registry = { answer, hangup, disconnect };
+
+/**
+ * Executes one message of the command stream; resolves when it is done (deferred commands:
+ * confirmed or timed out), which is when the consumer acknowledges it.
+ */
+export async function executeCommand(node: NodeContext, message: CommandMessage): Promise<void> {
+  switch (message.kind) {
+    case 'dial':
+      return dial(node, message);
+    case 'session':
+      return sessionCommand(node, message);
+    case 'room':
+      node.log.warn({ room_id: message.room_id, command: message.command }, 'room command ignored');
+      return;
+  }
+}
+
+async function sessionCommand(node: NodeContext, message: SessionCommandMessage): Promise<void> {
+  const session = node.sessions.get(message.session_id);
+  if (!session) {
+    // The session ended (or its channel vanished) after the api accepted the command.
+    node.metrics.commands.inc({ command: message.command, outcome: 'unknown_session' });
+    await node.events.publish(message.app_id, {
+      event: 'command.result',
+      session_uuid: message.session_id,
+      operation_id: message.operation_id,
+      command: resultCommandName(message.command),
+      command_uid: message.command_uid,
+      success: false,
+      error: 'Session not found',
+    });
+    return;
+  }
+  const handler = SESSION_COMMANDS[message.command] as SessionCommand | undefined;
+  const ctx = commandContext(session, message);
+  if (!handler) {
+    await session.serial(() => ctx.result(false, 'Command not supported by this media node'));
+    return;
+  }
+  session.log.debug({ command: message.command, command_uid: message.command_uid }, 'command');
+  const confirmation = await session.serial(() => handler.start(ctx));
+  await confirmation;
+}

@@ -1,0 +1,63 @@
+import {
+  resultCommandName,
+  type SessionCommandMessage,
+  type SessionCommandName,
+} from '@voicegw/shared';
+import type { Session } from '../session/session.js';
+
+/** The contract's deferred-command timeout: no confirmation within it → success false. */
+export const DEFERRED_TIMEOUT_MS = 2000;
+
+export interface CommandContext<C extends SessionCommandName = SessionCommandName> {
+  readonly session: Session;
+  readonly message: SessionCommandMessage<C>;
+  /** Publishes this command's command.result (once; later calls are ignored). */
+  result(success: boolean, error?: string): Promise<void>;
+}
+
+/**
+ * One session command, one file (jambonz task style). `start` runs in the session's serial
+ * queue and returns once FreeSWITCH accepted the request; a deferred command returns the
+ * promise of its confirmation, which is awaited (outside the queue) before the stream entry is
+ * acknowledged.
+ */
+export interface SessionCommand<C extends SessionCommandName = SessionCommandName> {
+  readonly name: C;
+  /** How the command maps onto the event socket. */
+  readonly esl: string;
+  /** The FreeSWITCH event (or reply) that confirms it. */
+  readonly confirmedBy: string;
+  start(ctx: CommandContext<C>): Promise<Promise<void> | void>;
+}
+
+/** A context whose result() publishes command.result with the session's metadata, once. */
+export function commandContext<C extends SessionCommandName>(
+  session: Session,
+  message: SessionCommandMessage<C>,
+): CommandContext<C> {
+  let reported = false;
+  return {
+    session,
+    message,
+    async result(success, error) {
+      if (reported) return;
+      reported = true;
+      session.node.metrics.commands.inc({
+        command: message.command,
+        outcome: success ? 'ok' : 'failed',
+      });
+      await session.publish({
+        event: 'command.result',
+        session_uuid: session.id,
+        operation_id: message.operation_id,
+        command: resultCommandName(message.command),
+        command_uid: message.command_uid,
+        success,
+        ...(error ? { error } : {}),
+      });
+    },
+  };
+}
+
+/** The error text of a failed ESL request, for command.result's optional `error`. */
+export const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -1,0 +1,95 @@
+import { CommonEnv, loadConfig } from '@voicegw/shared';
+import { Type, type Static } from 'typebox';
+
+const ms = (fallback: number, minimum: number, description: string) =>
+  Type.Integer({ minimum, default: fallback, description });
+
+/** Environment of the media node. docs/media-node.md lists the same variables. */
+export const MediaNodeEnv = Type.Object({
+  ...CommonEnv,
+  NODE_NAME: Type.String({
+    minLength: 1,
+    maxLength: 253,
+    description:
+      'Stable name of this node (a StatefulSet pod name); its 5-character prefix is derived from it.',
+  }),
+  FS_ESL_HOST: Type.String({ default: '127.0.0.1', description: 'FreeSWITCH event socket host.' }),
+  FS_ESL_PORT: Type.Integer({
+    minimum: 1,
+    maximum: 65_535,
+    default: 8021,
+    description: 'FreeSWITCH event socket port.',
+  }),
+  FS_ESL_PASSWORD: Type.String({ default: 'ClueCon', description: 'Event socket password.' }),
+  ESL_CONNECT_TIMEOUT_MS: ms(3000, 100, 'Connect and authenticate within this time, or retry.'),
+  ESL_REQUEST_TIMEOUT_MS: ms(5000, 100, 'Every api, bgapi and sendmsg reply must arrive in time.'),
+  ESL_RECONNECT_MIN_MS: ms(100, 10, 'First reconnect delay; doubles on each failure.'),
+  ESL_RECONNECT_MAX_MS: ms(5000, 100, 'Cap of the reconnect delay.'),
+  ESL_IDLE_PING_MS: ms(
+    30_000,
+    1000,
+    'Probe the socket with `api status` after this long without any traffic from FreeSWITCH.',
+  ),
+  CAPACITY: Type.Integer({
+    minimum: 1,
+    default: 500,
+    description: 'Concurrent calls this node accepts (inbound calls beyond it are refused).',
+  }),
+  HEARTBEAT_INTERVAL_MS: ms(5000, 100, 'How often the node announces itself.'),
+  HEARTBEAT_TTL_MS: ms(
+    15_000,
+    300,
+    'Lifetime of a heartbeat; after it the api treats the node as gone (404 for its sessions).',
+  ),
+  COMMAND_BLOCK_MS: ms(1000, 10, 'XREADGROUP BLOCK time of the command consumer.'),
+  COMMAND_BATCH: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 100,
+    description: 'Commands read per XREADGROUP.',
+  }),
+  COMMAND_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    default: 1000,
+    description: 'Commands in execution at once; reading pauses above it.',
+  }),
+  COMMAND_CLAIM_IDLE_MS: ms(
+    30_000,
+    100,
+    'A command pending this long on another consumer (a dead one) is claimed and executed.',
+  ),
+  COMMAND_CLAIM_INTERVAL_MS: ms(15_000, 100, 'How often pending commands are claimed and trimmed.'),
+  DIAL_STRING_TEMPLATE: Type.String({
+    default: 'sofia/gateway/pstn/{to}',
+    pattern: '\\{to\\}',
+    description: 'FreeSWITCH dial string of outbound calls; `{to}` is the dialled number.',
+  }),
+  DISCONNECT_EXTENSION: Type.String({
+    default: 'voicegw_disconnect',
+    pattern: '^[^\\s]+$',
+    description: 'Extension a `disconnect` transfers the call to (uuid_transfer).',
+  }),
+  DISCONNECT_DIALPLAN: Type.String({ default: 'XML', description: 'Dialplan of that extension.' }),
+  DISCONNECT_CONTEXT: Type.String({ default: 'default', description: 'Context of that extension.' }),
+  SESSION_GRACE_SEC: Type.Integer({
+    minimum: 0,
+    default: 300,
+    description: 'How long an ended session stays readable (dial status `ended`) before removal.',
+  }),
+  ORPHAN_TIMEOUT_MS: ms(
+    120_000,
+    0,
+    'A session whose node died (or whose channel vanished) gets its synthetic call.hangup after this.',
+  ),
+  SWEEP_INTERVAL_MS: ms(5000, 50, 'How often the cluster-wide orphan sweeper runs.'),
+  DRAIN_TIMEOUT_SEC: Type.Integer({
+    minimum: 0,
+    default: 300,
+    description: 'On SIGTERM, how long active calls may continue before the node exits.',
+  }),
+});
+
+export type MediaNodeConfig = Static<typeof MediaNodeEnv>;
+
+export const loadMediaNodeConfig = (env: NodeJS.ProcessEnv = process.env): MediaNodeConfig =>
+  loadConfig(MediaNodeEnv, env);

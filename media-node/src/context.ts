@@ -1,0 +1,26 @@
+import type { EventPublisher, LuaScripts, Logger, RedisKeys } from '@voicegw/shared';
+import type { Redis } from 'ioredis';
+import type { MediaNodeConfig } from './config.js';
+import type { EslClient } from './esl/client.js';
+import type { EventRouter } from './esl/router.js';
+import type { NodeMetrics } from './metrics.js';
+import type { SessionRegistry } from './session/registry.js';
+
+/** What the parts of a media node share: built once in node.ts, passed to sessions and commands. */
+export interface NodeContext {
+  readonly config: MediaNodeConfig;
+  /** This node's 5-character prefix (of every session id it owns). */
+  readonly prefix: string;
+  readonly log: Logger;
+  /** Commands (with a timeout); never used for blocking reads. */
+  readonly redis: Redis;
+  readonly keys: RedisKeys;
+  readonly scripts: LuaScripts;
+  readonly events: EventPublisher;
+  readonly esl: EslClient;
+  readonly router: EventRouter;
+  readonly sessions: SessionRegistry;
+  readonly metrics: NodeMetrics;
+  /** Set by SIGTERM: no new inbound calls; the heartbeat says so, so no new dials or rooms. */
+  readonly draining: boolean;
+}

@@ -1,0 +1,39 @@
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
+
+// modesl ships no types: this is the part of its surface the ESL layer uses. Only this module
+// and connection.ts know modesl exists.
+
+export interface ModeslEvent {
+  readonly headers: ReadonlyArray<{ readonly name: string; readonly value: unknown }>;
+  getHeader(name: string): string | null;
+  getBody(): string;
+}
+
+export type ModeslListener = (
+  event: ModeslEvent,
+  headers: Record<string, unknown>,
+  body?: string,
+) => void;
+
+export interface ModeslConnection {
+  socket: Socket | null;
+  on(name: string, listener: ModeslListener | ((err: Error) => void)): void;
+  off(name: string, listener: ModeslListener | ((err: Error) => void)): void;
+  /** Writes a command; its `command/reply` goes to the next queued callback. */
+  sendRecv(command: string, args: Record<string, string> | null, cb: ModeslListener): void;
+  /** Writes `api <command>`; the `api/response` goes to the next queued callback. */
+  api(command: string, cb: ModeslListener): void;
+  removeAllListeners(): void;
+}
+
+interface Modesl {
+  Connection: new (
+    host: string,
+    port: number,
+    password: string,
+    ready: () => void,
+  ) => ModeslConnection;
+}
+
+export const modesl = createRequire(import.meta.url)('modesl') as Modesl;

@@ -1,0 +1,6 @@
+// The media node as a library: the entrypoint (main.ts), tests and the benchmark start it here.
+export { startMediaNode } from './node.js';
+export type { MediaNode, MediaNodeOptions, CloseOptions } from './node.js';
+export { MediaNodeEnv, loadMediaNodeConfig } from './config.js';
+export type { MediaNodeConfig } from './config.js';
+export { mapHangupCause } from './session/causes.js';

@@ -1,0 +1,40 @@
+import { createMetricsRegistry } from '@voicegw/shared';
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** The media node's Prometheus metrics, on a registry of its own. */
+export class NodeMetrics {
+  readonly registry: Registry = createMetricsRegistry('media-node');
+
+  readonly inboundCalls = new Counter({
+    name: 'voicegw_media_inbound_calls_total',
+    help: 'Inbound calls by outcome: accepted, rejected (no app for the DID), refused (draining or full).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly commands = new Counter({
+    name: 'voicegw_media_commands_total',
+    help: 'Commands executed, by command and outcome (ok, failed, unknown_session).',
+    labelNames: ['command', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly hangups = new Counter({
+    name: 'voicegw_media_hangups_total',
+    help: 'call.hangup events published, by hangup_cause and whether synthetic (orphans).',
+    labelNames: ['cause', 'synthetic'] as const,
+    registers: [this.registry],
+  });
+
+  readonly eslReconnects = new Counter({
+    name: 'voicegw_media_esl_reconnects_total',
+    help: 'Event socket connections established after the first.',
+    registers: [this.registry],
+  });
+
+  readonly activeSessions = new Gauge({
+    name: 'voicegw_media_active_sessions',
+    help: 'Sessions this node owns now.',
+    registers: [this.registry],
+  });
+}

@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import {
+  createLogger,
+  createRedis,
+  LuaScripts,
+  NodeRegistry,
+  RedisKeys,
+  RedisStreamPublisher,
+  type EventPublisher,
+  type Logger,
+} from '@voicegw/shared';
+import type { Redis } from 'ioredis';
+import { Heartbeat } from './cluster/heartbeat.js';
+import { OrphanSweeper } from './cluster/sweeper.js';
+import { executeCommand } from './commands/index.js';
+import type { MediaNodeConfig } from './config.js';
+import type { NodeContext } from './context.js';
+import { EslClient } from './esl/client.js';
+import { SUBSCRIBED_EVENTS } from './esl/event.js';
+import { EventRouter } from './esl/router.js';
+import { NodeMetrics } from './metrics.js';
+import { acceptInbound, inboundFromPark } from './session/inbound.js';
+import { SessionRegistry } from './session/registry.js';
+import { resync } from './session/resync.js';
+import { CommandConsumer } from './stream/consumer.js';
+
+export interface MediaNodeOptions {
+  /** The process logger; without one the node logs at LOG_LEVEL to stdout. */
+  readonly logger?: Logger;
+}
+
+export interface CloseOptions {
+  /**
+   * Delete the heartbeat at once (default). Either way the node's sessions stay in Redis: a
+   * restarted node adopts them, or the orphan sweeper ends them after ORPHAN_TIMEOUT_MS.
+   */
+  readonly retire?: boolean;
+}
+
+export interface MediaNode {
+  readonly prefix: string;
+  readonly name: string;
+  readonly metrics: NodeMetrics;
+  readonly sessions: SessionRegistry;
+  readonly esl: EslClient;
+  /** SIGTERM: stop taking calls, let active ones finish up to DRAIN_TIMEOUT_SEC, then close. */
+  drain(): Promise<void>;
+  /** Stops at once (commands in execution finish), leaving calls to adoption or the sweeper. */
+  close(options?: CloseOptions): Promise<void>;
+  /** Runs one orphan sweep now (tests and operators). */
+  sweep(): Promise<void>;
+}
+
+const COMMAND_GROUP = 'media-node';
+
+class Runtime implements NodeContext {
+  draining = false;
+  readonly router = new EventRouter();
+  readonly sessions = new SessionRegistry();
+  readonly metrics = new NodeMetrics();
+  readonly esl: EslClient;
+
+  constructor(
+    readonly config: MediaNodeConfig,
+    readonly prefix: string,
+    readonly log: Logger,
+    readonly redis: Redis,
+    readonly keys: RedisKeys,
+    readonly scripts: LuaScripts,
+    readonly events: EventPublisher,
+  ) {
+    this.esl = new EslClient(
+      {
+        host: config.FS_ESL_HOST,
+        port: config.FS_ESL_PORT,
+        password: config.FS_ESL_PASSWORD,
+        connectTimeoutMs: config.ESL_CONNECT_TIMEOUT_MS,
+        requestTimeoutMs: config.ESL_REQUEST_TIMEOUT_MS,
+        reconnectMinMs: config.ESL_RECONNECT_MIN_MS,
+        reconnectMaxMs: config.ESL_RECONNECT_MAX_MS,
+        idlePingMs: config.ESL_IDLE_PING_MS,
+        events: SUBSCRIBED_EVENTS,
+      },
+      log.child({ component: 'esl' }),
+    );
+  }
+}
+
+/** Starts a media node: registers its prefix, connects to FreeSWITCH, consumes its commands. */
+export async function startMediaNode(
+  config: MediaNodeConfig,
+  options: MediaNodeOptions = {},
+): Promise<MediaNode> {
+  const base =
+    options.logger ??
+    createLogger({ name: 'media-node', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
+  const redis = createRedis(config.REDIS_URL, { name: 'media-node', commandTimeoutMs: 2000 });
+  const blocking = createRedis(config.REDIS_URL, { name: 'media-node:commands' });
+  for (const connection of [redis, blocking])
+    connection.on('error', (err) => base.warn({ err }, 'redis connection error'));
+  const keys = new RedisKeys(config.REDIS_PREFIX);
+  const registry = new NodeRegistry(redis, keys);
+  const prefix = await registry.claimPrefix(config.NODE_NAME);
+  const log = base.child({ node: prefix });
+  const node = new Runtime(
+    config,
+    prefix,
+    log,
+    redis,
+    keys,
+    new LuaScripts(redis),
+    new RedisStreamPublisher(redis, keys),
+  );
+  const heartbeat = new Heartbeat(node, registry);
+  const sweeper = new OrphanSweeper(node);
+  const consumer = new CommandConsumer({
+    redis,
+    blocking,
+    stream: keys.commandStream(prefix),
+    group: COMMAND_GROUP,
+    consumer: `${config.NODE_NAME}/${randomUUID().slice(0, 8)}`,
+    blockMs: config.COMMAND_BLOCK_MS,
+    batch: config.COMMAND_BATCH,
+    concurrency: config.COMMAND_CONCURRENCY,
+    claimIdleMs: config.COMMAND_CLAIM_IDLE_MS,
+    claimIntervalMs: config.COMMAND_CLAIM_INTERVAL_MS,
+    log,
+    execute: (message) => executeCommand(node, message),
+  });
+
+  node.router.unknownChannel = (event) => {
+    const call = inboundFromPark(event);
+    if (call) acceptInbound(node, call);
+  };
+  node.esl.on('event', (event) => node.router.route(event));
+  node.sessions.onChange((size) => node.metrics.activeSessions.set(size));
+
+  let connections = 0;
+  let synced: Promise<void> = Promise.resolve();
+  node.esl.on('connected', () => {
+    if (connections++ > 0) node.metrics.eslReconnects.inc();
+    const connectedAt = Date.now();
+    synced = synced
+      .then(() => resync(node, connectedAt))
+      .catch((err: unknown) => log.error({ err }, 'resync failed'));
+    void heartbeat.beat();
+  });
+  node.esl.on('disconnected', () => void heartbeat.beat());
+  node.esl.start();
+  try {
+    await node.esl.waitConnected(config.ESL_CONNECT_TIMEOUT_MS);
+    await synced;
+  } catch (err) {
+    log.warn({ err }, 'starting without FreeSWITCH; still trying to connect');
+  }
+
+  await heartbeat.start();
+  await consumer.start();
+  sweeper.start();
+  log.info({ name: config.NODE_NAME, capacity: config.CAPACITY }, 'media node ready');
+
+  let closing: Promise<void> | undefined;
+  const close = (closeOptions: CloseOptions = {}): Promise<void> =>
+    (closing ??= (async () => {
+      await consumer.stop();
+      await sweeper.stop();
+      await heartbeat.stop(closeOptions.retire ?? true);
+      await node.esl.stop();
+      await Promise.allSettled([redis.quit(), blocking.quit()]);
+      log.info('media node stopped');
+    })());
+
+  return {
+    prefix,
+    name: config.NODE_NAME,
+    metrics: node.metrics,
+    sessions: node.sessions,
+    esl: node.esl,
+    sweep: () => sweeper.sweep(),
+    close,
+    drain: async () => {
+      node.draining = true;
+      log.info({ active: node.sessions.size }, 'draining');
+      await heartbeat.beat();
+      await drained(node, config.DRAIN_TIMEOUT_SEC * 1000);
+      await close();
+    },
+  };
+}
+
+/** Waits for the sessions to end; at the deadline hangs up the rest and waits for teardown. */
+async function drained(node: Runtime, timeoutMs: number): Promise<void> {
+  if (!(await emptied(node.sessions, timeoutMs))) {
+    node.log.warn({ active: node.sessions.size }, 'drain deadline: hanging up the rest');
+    await Promise.allSettled(
+      node.sessions.all().map((s) => node.esl.api(`uuid_kill ${s.channel.uuid} SYSTEM_SHUTDOWN`)),
+    );
+    await emptied(node.sessions, 5000);
+  }
+}
+
+function emptied(sessions: SessionRegistry, timeoutMs: number): Promise<boolean> {
+  if (sessions.size === 0) return Promise.resolve(true);
+  return new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    const off = sessions.onChange((size) => {
+      if (size === 0) finish(true);
+    });
+    function finish(empty: boolean): void {
+      clearTimeout(timer);
+      off();
+      resolve(empty);
+    }
+  });
+}

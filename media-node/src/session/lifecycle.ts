@@ -1,0 +1,79 @@
+import type { DialStatus } from '@voicegw/shared';
+import type { FsEvent } from '../esl/event.js';
+import { mapHangupCause } from './causes.js';
+import type { Session } from './session.js';
+import { endSession } from './teardown.js';
+
+/**
+ * The system events of a session, from its channel's FreeSWITCH events: call.answered when the
+ * channel is answered by itself, dial progress (session.ringing / session.early_media and the
+ * dial status), max_duration_sec, and call.hangup on CHANNEL_HANGUP_COMPLETE. Each reaction is
+ * queued on the session at the moment its event arrives, so events keep FreeSWITCH's order.
+ */
+export function watchSession(session: Session): void {
+  const { channel } = session;
+  channel.on('event', (event: FsEvent) => {
+    switch (event.name) {
+      case 'CHANNEL_PROGRESS':
+        if (session.direction !== 'outbound' || session.reported.ringing || channel.answered) return;
+        session.reported.ringing = true;
+        void session.serial(() => progress(session, 'session.ringing', 'ringing'));
+        return;
+      case 'CHANNEL_PROGRESS_MEDIA':
+        if (session.direction !== 'outbound' || session.reported.earlyMedia || channel.answered)
+          return;
+        session.reported.earlyMedia = true;
+        void session.serial(() => progress(session, 'session.early_media', 'early_media'));
+        return;
+      case 'CHANNEL_ANSWER': {
+        // An answer command in flight reports this answer itself, with its command_uid.
+        const byCommand = session.answerCommands > 0;
+        void session.serial(() => answered(session, byCommand));
+        return;
+      }
+      case 'CHANNEL_HANGUP_COMPLETE': {
+        const cause = mapHangupCause(event.header('Hangup-Cause'), channel.answered);
+        const duration = billedSeconds(event, channel.answeredAt);
+        void session.serial(() => endSession(session, cause, duration));
+        return;
+      }
+    }
+  });
+}
+
+/** The session hash's dial status, unless the session ended meanwhile. */
+export async function setDialStatus(session: Session, status: DialStatus): Promise<void> {
+  if (session.direction !== 'outbound') return;
+  const { node } = session;
+  await node.scripts.run('updateSession', [node.keys.session(session.id)], ['dial_status', status]);
+}
+
+async function progress(
+  session: Session,
+  event: 'session.ringing' | 'session.early_media',
+  status: DialStatus,
+): Promise<void> {
+  if (session.ended) return;
+  await session.publish({ event, session_uuid: session.id, to: session.did, from: session.callerId });
+  await setDialStatus(session, status);
+}
+
+async function answered(session: Session, byCommand: boolean): Promise<void> {
+  if (session.ended) return;
+  if (!byCommand) await session.publish({ event: 'call.answered', session_uuid: session.id });
+  if (session.direction !== 'outbound') return;
+  await setDialStatus(session, 'answered');
+  if (session.maxDurationSec) {
+    const reply = await session.channel.api(
+      `sched_hangup +${session.maxDurationSec} ${session.channel.uuid} ALLOTTED_TIMEOUT`,
+    );
+    if (!reply.startsWith('+OK')) session.log.warn({ reply }, 'sched_hangup refused');
+  }
+}
+
+/** Seconds the call was answered: FreeSWITCH's billsec, else our own clock. */
+function billedSeconds(event: FsEvent, answeredAt: number | undefined): number {
+  const billsec = Number(event.variable('billsec'));
+  if (Number.isFinite(billsec) && event.variable('billsec') !== undefined) return billsec;
+  return answeredAt === undefined ? 0 : Math.floor((Date.now() - answeredAt) / 1000);
+}

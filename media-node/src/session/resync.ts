@@ -1,0 +1,132 @@
+import { parseSession, parseSessionId, sessionId } from '@voicegw/shared';
+import type { NodeContext } from '../context.js';
+import { Channel, ChannelState } from './channel.js';
+import { acceptInbound } from './inbound.js';
+import { watchSession } from './lifecycle.js';
+import { Session } from './session.js';
+
+/** The columns of a `show channels as json` row that resync reads. */
+interface ChannelRow {
+  readonly uuid: string;
+  readonly direction: string;
+  readonly cid_num?: string;
+  readonly dest?: string;
+  readonly application?: string;
+  readonly callstate?: string;
+}
+
+/**
+ * After every (re)connect: what FreeSWITCH has and what we believe must agree. Channels of our
+ * sessions that still exist are kept (or adopted, after a restart of this node); sessions whose
+ * channel is gone are handed to the orphan sweeper; parked inbound channels nobody owns (their
+ * CHANNEL_PARK fell into the outage) are taken as new calls. `show channels` lags 1–2 s behind
+ * FreeSWITCH, so a session missing from it is confirmed with `uuid_exists` before it is dropped.
+ */
+export async function resync(node: NodeContext, connectedAt: number): Promise<void> {
+  const rows = await liveChannels(node);
+  const exists = async (uuid: string): Promise<boolean> =>
+    rows.has(uuid) || (await node.esl.api(`uuid_exists ${uuid}`)).trim() === 'true';
+
+  let kept = 0;
+  let vanished = 0;
+  for (const session of node.sessions.all()) {
+    // Sessions begun on this connection are current (a dial's channel may not exist yet).
+    if (session.startedAt >= connectedAt || (await exists(session.channel.uuid))) {
+      kept++;
+      continue;
+    }
+    vanished++;
+    await markVanished(node, session.id);
+    session.ended = true;
+    node.sessions.remove(session);
+    session.channel.finish();
+  }
+
+  let adopted = 0;
+  const owned = await node.redis.smembers(node.keys.nodeSessions(node.prefix));
+  for (const id of owned) {
+    const uuid = parseSessionId(id)?.channelUuid;
+    if (!uuid || node.sessions.get(id)) continue;
+    if (await exists(uuid)) {
+      if (await adopt(node, id, uuid, rows.get(uuid))) adopted++;
+    } else {
+      vanished++;
+      await markVanished(node, id);
+    }
+  }
+
+  let taken = 0;
+  for (const row of rows.values()) {
+    if (node.router.owner(row.uuid) || row.direction !== 'inbound' || row.application !== 'park')
+      continue;
+    if (node.sessions.get(sessionId(node.prefix, row.uuid))) continue;
+    const appIdVariable = (await node.esl.api(`uuid_getvar ${row.uuid} voicegw_app_id`)).trim();
+    acceptInbound(node, {
+      uuid: row.uuid,
+      callerId: row.cid_num ?? '',
+      did: row.dest ?? '',
+      appIdVariable: appIdVariable && appIdVariable !== '_undef_' ? appIdVariable : undefined,
+      answered: row.callstate === 'ACTIVE',
+    });
+    taken++;
+  }
+  node.log.info({ kept, adopted, vanished, taken }, 'resynchronised with FreeSWITCH');
+}
+
+async function liveChannels(node: NodeContext): Promise<Map<string, ChannelRow>> {
+  const body = await node.esl.api('show channels as json');
+  const parsed = JSON.parse(body) as { rows?: ChannelRow[] };
+  return new Map((parsed.rows ?? []).map((row) => [row.uuid, row]));
+}
+
+/** The sweeper gives it its synthetic call.hangup after ORPHAN_TIMEOUT_MS. */
+async function markVanished(node: NodeContext, id: string): Promise<void> {
+  await node.redis.zadd(node.keys.vanishedSessions(), 'NX', Date.now(), id);
+  node.log.warn({ session_uuid: id }, 'channel gone while we were away');
+}
+
+/** Takes over a live call this node owned before it restarted. */
+async function adopt(
+  node: NodeContext,
+  id: string,
+  uuid: string,
+  row: ChannelRow | undefined,
+): Promise<boolean> {
+  const raw = await node.redis.hgetall(node.keys.session(id));
+  if (!raw.app_id || raw.ended_at) {
+    await node.redis.srem(node.keys.nodeSessions(node.prefix), id);
+    return false;
+  }
+  const record = parseSession(raw);
+  const channel = new Channel(uuid, node.esl, node.router, { state: stateOf(row) });
+  const session = new Session(node, channel, {
+    id,
+    appId: record.app_id,
+    direction: record.direction,
+    callerId: record.caller_id,
+    did: record.did,
+    metadata: record.metadata,
+  });
+  session.reported.ringing = record.dial_status !== undefined && record.dial_status !== 'dialing';
+  session.reported.earlyMedia =
+    record.dial_status === 'early_media' || record.dial_status === 'answered';
+  channel.attach();
+  node.sessions.add(session);
+  watchSession(session);
+  session.log.info('adopted a live call');
+  return true;
+}
+
+function stateOf(row: ChannelRow | undefined): ChannelState {
+  switch (row?.callstate) {
+    case 'ACTIVE':
+    case 'HELD':
+      return ChannelState.Answered;
+    case 'EARLY':
+      return ChannelState.Early;
+    case 'RINGING':
+      return ChannelState.Ringing;
+    default:
+      return ChannelState.New;
+  }
+}

@@ -1,0 +1,67 @@
+import type { EventName, EventPayload, Logger } from '@voicegw/shared';
+import type { NodeContext } from '../context.js';
+import type { Channel } from './channel.js';
+
+export interface SessionInit {
+  readonly id: string;
+  readonly appId: string;
+  readonly direction: 'inbound' | 'outbound';
+  /** Inbound: the caller; outbound: the dial's `from`. */
+  readonly callerId: string;
+  /** Inbound: the called number; outbound: the dial's `to`. */
+  readonly did: string;
+  readonly metadata?: Record<string, unknown> | undefined;
+  /** Outbound only: the dial's max_duration_sec. */
+  readonly maxDurationSec?: number | undefined;
+}
+
+/**
+ * One call this node owns (jambonz style): its channel, who owns it, and a serial task queue.
+ * Everything that changes the session or publishes its events (command starts, FreeSWITCH
+ * events, teardown) runs through `serial`, so its events leave in the order things happened.
+ */
+export class Session {
+  readonly id: string;
+  readonly appId: string;
+  readonly direction: 'inbound' | 'outbound';
+  readonly callerId: string;
+  readonly did: string;
+  readonly metadata: Record<string, unknown> | undefined;
+  readonly maxDurationSec: number | undefined;
+  readonly log: Logger;
+  /** Answer commands waiting for their confirmation: they, not the channel, report the answer. */
+  answerCommands = 0;
+  /** Dial progress already reported (each event fires once). */
+  readonly reported = { ringing: false, earlyMedia: false };
+  ended = false;
+  /** Epoch ms this node took the session on (created, dialed or adopted). */
+  readonly startedAt = Date.now();
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly node: NodeContext,
+    readonly channel: Channel,
+    init: SessionInit,
+  ) {
+    this.id = init.id;
+    this.appId = init.appId;
+    this.direction = init.direction;
+    this.callerId = init.callerId;
+    this.did = init.did;
+    this.metadata = init.metadata;
+    this.maxDurationSec = init.maxDurationSec;
+    this.log = node.log.child({ session_uuid: init.id, app_id: init.appId });
+  }
+
+  /** Runs `task` after every task queued before it; a failing task does not block the queue. */
+  serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task);
+    this.tail = run.catch((err: unknown) => this.log.error({ err }, 'session task failed'));
+    return run;
+  }
+
+  /** Publishes one of this session's events, with the dial metadata when there is some. */
+  async publish<N extends EventName>(payload: EventPayload<N>): Promise<void> {
+    await this.node.events.publish(this.appId, payload, this.metadata);
+  }
+}

@@ -1,0 +1,99 @@
+import {
+  EVENT_FIELDS,
+  envelope,
+  parseSessionId,
+  type EventPayload,
+  type HangupCause,
+} from '@voicegw/shared';
+import type { NodeContext } from '../context.js';
+import type { Session } from './session.js';
+
+export interface HangupRecord {
+  readonly sessionId: string;
+  readonly appId: string;
+  readonly metadata: Record<string, unknown> | undefined;
+  readonly cause: HangupCause;
+  readonly durationSeconds: number;
+  /** `orphaned` for the sweeper's synthetic hangups. */
+  readonly reason: 'hangup' | 'orphaned';
+}
+
+/**
+ * Publishes a session's call.hangup and marks it ended in one atomic step (endSession-3.lua):
+ * true when this call published it, false when the session had already ended elsewhere.
+ */
+export async function recordHangup(node: NodeContext, record: HangupRecord): Promise<boolean> {
+  const { keys } = node;
+  const payload: EventPayload<'call.hangup'> = {
+    event: 'call.hangup',
+    session_uuid: record.sessionId,
+    hangup_cause: record.cause,
+    duration_seconds: Math.max(0, Math.floor(record.durationSeconds)),
+  };
+  const event = envelope(record.appId, payload, record.metadata);
+  const owner = parseSessionId(record.sessionId)?.prefix ?? node.prefix;
+  const published = await node.scripts.run(
+    'endSession',
+    [keys.session(record.sessionId), keys.nodeSessions(owner), keys.events()],
+    [
+      record.sessionId,
+      EVENT_FIELDS.app,
+      record.appId,
+      EVENT_FIELDS.body,
+      JSON.stringify(event),
+      Date.now(),
+      record.reason,
+      node.config.SESSION_GRACE_SEC * 1000,
+      record.reason === 'orphaned' ? '1' : '0',
+    ],
+  );
+  const done = Number(published) === 1;
+  if (done) {
+    node.metrics.hangups.inc({
+      cause: record.cause,
+      synthetic: String(record.reason === 'orphaned'),
+    });
+  }
+  return done;
+}
+
+const RETRY_MS = [100, 500, 1000, 2000, 5000];
+
+/**
+ * Ends a session this node owns: call.hangup (once), then the session leaves the registry and
+ * its channel object is finished. Redis trouble is retried, since a lost call.hangup would
+ * leave the app waiting for a call that is over.
+ */
+export async function endSession(
+  session: Session,
+  cause: HangupCause,
+  durationSeconds: number,
+): Promise<void> {
+  if (session.ended) return;
+  session.ended = true;
+  const { node } = session;
+  node.sessions.remove(session);
+  session.channel.finish();
+  const record: HangupRecord = {
+    sessionId: session.id,
+    appId: session.appId,
+    metadata: session.metadata,
+    cause,
+    durationSeconds,
+    reason: 'hangup',
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await recordHangup(node, record);
+      session.log.info({ cause, durationSeconds }, 'session ended');
+      return;
+    } catch (err) {
+      const delay = RETRY_MS[attempt];
+      if (delay === undefined) {
+        session.log.error({ err }, 'call.hangup could not be published');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}

@@ -1,0 +1,201 @@
+import { COMMAND_FIELD, decodeCommand, type CommandMessage, type Logger } from '@voicegw/shared';
+import type { Redis } from 'ioredis';
+import { compareStreamIds } from './ids.js';
+
+export interface ConsumerOptions {
+  /** Command connection (XACK, XAUTOCLAIM, XTRIM...). */
+  readonly redis: Redis;
+  /** Dedicated connection for XREADGROUP BLOCK. */
+  readonly blocking: Redis;
+  readonly stream: string;
+  readonly group: string;
+  readonly consumer: string;
+  readonly blockMs: number;
+  readonly batch: number;
+  readonly concurrency: number;
+  readonly claimIdleMs: number;
+  readonly claimIntervalMs: number;
+  readonly log: Logger;
+  readonly execute: (message: CommandMessage) => Promise<void>;
+}
+
+type Entry = [id: string, fields: string[]];
+
+/**
+ * The node's command stream consumer: XREADGROUP on its own blocking connection, each entry
+ * executed (concurrently, up to a limit) and XACKed after execution. Entries another consumer
+ * left pending longer than `claimIdleMs` (it died) are claimed with XAUTOCLAIM at start and
+ * periodically; the stream is trimmed below what every group has acknowledged.
+ */
+export class CommandConsumer {
+  private stopped = false;
+  private readonly inflight = new Map<string, Promise<void>>();
+  private loop: Promise<void> | undefined;
+  private claimTimer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly o: ConsumerOptions) {}
+
+  async start(): Promise<void> {
+    await this.ensureGroup();
+    await this.maintain();
+    this.loop = this.run();
+    this.claimTimer = setInterval(() => void this.maintain(), this.o.claimIntervalMs);
+  }
+
+  /** Stops reading, waits for the commands in execution, then returns. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.claimTimer);
+    this.wake?.();
+    this.o.blocking.disconnect();
+    await this.loop;
+    await Promise.allSettled([...this.inflight.values()]);
+  }
+
+  get executing(): number {
+    return this.inflight.size;
+  }
+
+  private async ensureGroup(): Promise<void> {
+    try {
+      // From the start of the stream: entries without a group were never executed by anyone.
+      await this.o.redis.xgroup('CREATE', this.o.stream, this.o.group, '0', 'MKSTREAM');
+    } catch (err) {
+      if (!String(err).includes('BUSYGROUP')) throw err;
+    }
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      if (this.inflight.size >= this.o.concurrency) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        continue;
+      }
+      try {
+        const reply = (await this.o.blocking.xreadgroup(
+          'GROUP',
+          this.o.group,
+          this.o.consumer,
+          'COUNT',
+          Math.min(this.o.batch, this.o.concurrency - this.inflight.size),
+          'BLOCK',
+          this.o.blockMs,
+          'STREAMS',
+          this.o.stream,
+          '>',
+        )) as [string, Entry[]][] | null;
+        failures = 0;
+        for (const [, entries] of reply ?? []) for (const entry of entries) this.dispatch(entry);
+      } catch (err) {
+        if (this.stopped) return;
+        failures++;
+        if (String(err).includes('NOGROUP')) await this.ensureGroup().catch(() => undefined);
+        else this.o.log.warn({ err }, 'reading commands failed');
+        await sleep(Math.min(2000, 50 * 2 ** failures));
+      }
+    }
+  }
+
+  private dispatch([id, fields]: Entry): void {
+    if (this.inflight.has(id)) return;
+    const raw = fields[fields.indexOf(COMMAND_FIELD) + 1];
+    let message: CommandMessage;
+    try {
+      message = decodeCommand(raw ?? '');
+    } catch (err) {
+      this.o.log.error({ err, id }, 'undecodable command dropped');
+      void this.ack(id);
+      return;
+    }
+    const done = this.o
+      .execute(message)
+      .catch((err: unknown) => this.o.log.error({ err, id, kind: message.kind }, 'command failed'))
+      .then(() => this.ack(id))
+      .finally(() => {
+        this.inflight.delete(id);
+        this.wake?.();
+        this.wake = undefined;
+      });
+    this.inflight.set(id, done);
+  }
+
+  private async ack(id: string): Promise<void> {
+    await this.o.redis
+      .xack(this.o.stream, this.o.group, id)
+      .catch((err: unknown) => this.o.log.warn({ err, id }, 'XACK failed'));
+  }
+
+  /** Claims what dead consumers left pending, forgets idle empty consumers, trims the stream. */
+  private async maintain(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.claim();
+      await this.trim();
+    } catch (err) {
+      this.o.log.warn({ err }, 'command stream maintenance failed');
+    }
+  }
+
+  private async claim(): Promise<void> {
+    let cursor = '0-0';
+    do {
+      const [next, entries] = (await this.o.redis.xautoclaim(
+        this.o.stream,
+        this.o.group,
+        this.o.consumer,
+        this.o.claimIdleMs,
+        cursor,
+        'COUNT',
+        100,
+      )) as [string, Entry[], string[]?];
+      for (const entry of entries) {
+        if (!entry?.[1] || this.inflight.has(entry[0])) continue;
+        this.o.log.info({ id: entry[0] }, 'claimed a command a dead consumer left pending');
+        this.dispatch(entry);
+      }
+      cursor = next;
+    } while (cursor !== '0-0' && !this.stopped);
+  }
+
+  private async trim(): Promise<void> {
+    const { redis, stream } = this.o;
+    const groups = (await redis.xinfo('GROUPS', stream)) as unknown[][];
+    let floor: string | undefined;
+    for (const raw of groups) {
+      const group = toRecord(raw);
+      const name = String(group.name);
+      let low = String(group['last-delivered-id']);
+      if (Number(group.pending) > 0) {
+        const summary = (await redis.xpending(stream, name)) as [number, string | null, ...unknown[]];
+        if (summary[1]) low = summary[1];
+      }
+      if (floor === undefined || compareStreamIds(low, floor) < 0) floor = low;
+      if (name === this.o.group) await this.forgetIdleConsumers();
+    }
+    if (floor && floor !== '0-0') await redis.xtrim(stream, 'MINID', '~', floor);
+  }
+
+  /** Consumers of dead processes with nothing pending would otherwise pile up in the group. */
+  private async forgetIdleConsumers(): Promise<void> {
+    const { redis, stream, group } = this.o;
+    const consumers = (await redis.xinfo('CONSUMERS', stream, group)) as unknown[][];
+    for (const raw of consumers) {
+      const consumer = toRecord(raw);
+      const name = String(consumer.name);
+      const idle = Number(consumer.idle);
+      if (name === this.o.consumer || Number(consumer.pending) > 0) continue;
+      if (idle > Math.max(this.o.claimIdleMs, 60_000) * 10)
+        await redis.xgroup('DELCONSUMER', stream, group, name);
+    }
+  }
+}
+
+function toRecord(flat: unknown[]): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) record[String(flat[i])] = flat[i + 1];
+  return record;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
