@@ -1,0 +1,140 @@
+import type { InjectOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, startApi, type TestApi } from './helpers.js';
+
+let api: TestApi;
+let unconfigured: TestApi;
+
+beforeAll(async () => {
+  [api, unconfigured] = await Promise.all([startApi(), startApi({ ADMIN_API_KEY: '' })]);
+});
+afterAll(() => Promise.all([api.close(), unconfigured.close()]));
+
+type Method = NonNullable<InjectOptions['method']>;
+
+/** Every admin route of the OpenAPI document, with its path parameters filled in. */
+function adminRoutes(target: TestApi): [Method, string][] {
+  const doc = target.app.swagger() as { paths: Record<string, Record<string, unknown>> };
+  return Object.entries(doc.paths)
+    .filter(([path]) => path.startsWith('/admin/'))
+    .flatMap(([path, operations]) =>
+      Object.keys(operations).map((method): [Method, string] => [
+        method.toUpperCase(),
+        path.replace('{app_id}', 'some_app').replace('{number}', '0501234567'),
+      ]),
+    );
+}
+
+const request = (target: TestApi, method: Method, url: string, headers: Record<string, string>) =>
+  target.app.inject({
+    method,
+    url,
+    headers: { ...headers, 'content-type': 'application/json' },
+    ...(method === 'POST' || method === 'PUT' ? { payload: method === 'PUT' ? '[]' : '{}' } : {}),
+  });
+
+describe('admin authentication', () => {
+  it('the admin routes are the ones this file expects', () => {
+    expect(adminRoutes(api).map(([m, u]) => `${m} ${u}`)).toEqual(
+      expect.arrayContaining([
+        'POST /admin/apps/some_app',
+        'GET /admin/apps/some_app',
+        'DELETE /admin/apps/some_app',
+        'PUT /admin/apps/some_app/cids',
+        'GET /admin/apps/some_app/cids',
+        'DELETE /admin/apps/some_app/cids/0501234567',
+        'PUT /admin/apps/some_app/dids',
+        'GET /admin/apps/some_app/dids',
+        'DELETE /admin/apps/some_app/dids/0501234567',
+        'GET /admin/health',
+        'GET /admin/recent-errors',
+      ]),
+    );
+  });
+
+  it('every admin route without X-Admin-API-Key answers 401', async () => {
+    for (const [method, url] of adminRoutes(api)) {
+      const res = await request(api, method, url, {});
+      expect([method, url, res.statusCode, res.json()]).toEqual([
+        method,
+        url,
+        401,
+        { success: false, error: 'Missing X-Admin-API-Key header' },
+      ]);
+    }
+  });
+
+  it('every admin route with an empty X-Admin-API-Key answers 401 Missing', async () => {
+    for (const [method, url] of adminRoutes(api)) {
+      const res = await request(api, method, url, { 'x-admin-api-key': '' });
+      expect([method, url, res.statusCode, res.json()]).toEqual([
+        method,
+        url,
+        401,
+        { success: false, error: 'Missing X-Admin-API-Key header' },
+      ]);
+    }
+  });
+
+  it.each([
+    ['a different key of the same length', ADMIN_KEY.replace(/.$/, 'X')],
+    ['a prefix of the key', ADMIN_KEY.slice(0, 10)],
+    ['the key with a suffix', `${ADMIN_KEY}0`],
+    ['the key in another case', ADMIN_KEY.toUpperCase()],
+  ])('every admin route with %s answers 401 Invalid admin API key', async (_name, key) => {
+    for (const [method, url] of adminRoutes(api)) {
+      const res = await request(api, method, url, { 'x-admin-api-key': key });
+      expect([method, url, res.statusCode, res.json()]).toEqual([
+        method,
+        url,
+        401,
+        { success: false, error: 'Invalid admin API key' },
+      ]);
+    }
+  });
+
+  it('the application key of an app does not open the admin API', async () => {
+    const res = await request(api, 'GET', '/admin/health', {
+      'x-app-id': 'some_app',
+      'x-api-key': ADMIN_KEY,
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ success: false, error: 'Missing X-Admin-API-Key header' });
+  });
+
+  it('the right key opens every admin route', async () => {
+    for (const [method, url] of adminRoutes(api)) {
+      const res = await request(api, method, url, { 'x-admin-api-key': ADMIN_KEY });
+      expect([method, url, res.statusCode]).not.toEqual([method, url, 401]);
+      expect(res.statusCode).toBeLessThan(500);
+    }
+  });
+
+  it('without ADMIN_API_KEY every admin route answers 503, whatever key is sent', async () => {
+    const routes = adminRoutes(unconfigured);
+    expect(routes.length).toBeGreaterThanOrEqual(11);
+    const headerSets: Record<string, string>[] = [
+      {},
+      { 'x-admin-api-key': ADMIN_KEY },
+      { 'x-admin-api-key': '' },
+    ];
+    for (const headers of headerSets) {
+      for (const [method, url] of routes) {
+        const res = await request(unconfigured, method, url, headers);
+        expect([method, url, res.statusCode, res.json()]).toEqual([
+          method,
+          url,
+          503,
+          { success: false, error: 'Admin API not configured' },
+        ]);
+      }
+    }
+  });
+
+  it('/metrics and /health need no key, even without ADMIN_API_KEY', async () => {
+    for (const target of [api, unconfigured]) {
+      expect((await target.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
+      expect((await target.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    }
+  });
+});

@@ -1,0 +1,256 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkWebhookUrl, isForbiddenAddress } from '../src/domain/webhook-url.js';
+import { ADMIN_KEY, startApi, type TestApi } from './helpers.js';
+
+const INVALID = 'webhook_url must be a valid http or https URL';
+const HTTPS_REQUIRED = 'webhook_url must use https';
+const UNRESOLVABLE = 'webhook_url host does not resolve';
+const FORBIDDEN = 'webhook_url must not resolve to a private, loopback or link-local address';
+
+/** Four apis, one per combination of ALLOW_HTTP_WEBHOOKS and ALLOW_LOCALHOST_WEBHOOKS. */
+const apis: Record<'strict' | 'httpOnly' | 'localOnly' | 'open', TestApi> = {} as never;
+
+beforeAll(async () => {
+  const flags = (http: boolean, local: boolean) => ({
+    ALLOW_HTTP_WEBHOOKS: String(http),
+    ALLOW_LOCALHOST_WEBHOOKS: String(local),
+  });
+  [apis.strict, apis.httpOnly, apis.localOnly, apis.open] = await Promise.all([
+    startApi(flags(false, false)),
+    startApi(flags(true, false)),
+    startApi(flags(false, true)),
+    startApi(flags(true, true)),
+  ]);
+});
+afterAll(() => Promise.all(Object.values(apis).map((api) => api.close())));
+
+async function postWebhook(api: TestApi, webhookUrl: string) {
+  const appId = `app_${randomBytes(4).toString('hex')}`;
+  const res = await api.app.inject({
+    method: 'POST',
+    url: `/admin/apps/${appId}`,
+    headers: { 'x-admin-api-key': ADMIN_KEY, 'content-type': 'application/json' },
+    payload: JSON.stringify({ webhook_url: webhookUrl }),
+  });
+  return { appId, status: res.statusCode, body: res.json<Record<string, unknown>>() };
+}
+
+const accepted = (appId: string, webhookUrl: string) => ({
+  appId,
+  status: 200,
+  body: { success: true, app_id: appId, webhook_url: webhookUrl, rate_limit: 0 },
+});
+const rejected = (appId: string, error: string) => ({
+  appId,
+  status: 400,
+  body: { success: false, error },
+});
+
+describe('webhook_url rules with ALLOW_HTTP_WEBHOOKS and ALLOW_LOCALHOST_WEBHOOKS off', () => {
+  it('the empty string is accepted and disables webhooks', async () => {
+    const got = await postWebhook(apis.strict, '');
+    expect(got).toEqual(accepted(got.appId, ''));
+  });
+
+  it('an https URL of a public address is accepted', async () => {
+    const got = await postWebhook(apis.strict, 'https://93.184.216.34/hook');
+    expect(got).toEqual(accepted(got.appId, 'https://93.184.216.34/hook'));
+  });
+
+  it('172.32.0.1, just outside 172.16/12, is accepted', async () => {
+    const got = await postWebhook(apis.strict, 'https://172.32.0.1:8443/hook');
+    expect(got).toEqual(accepted(got.appId, 'https://172.32.0.1:8443/hook'));
+  });
+
+  it.each([
+    ['not a URL', 'not a url'],
+    ['a relative path', '/hook'],
+    ['an ftp URL', 'ftp://93.184.216.34/hook'],
+    ['a javascript: URL', 'javascript:alert(1)'],
+    ['a URL with surrounding spaces', ' https://93.184.216.34/hook '],
+    ['a scheme without a host', 'https://'],
+  ])('%s answers 400', async (_name, url) => {
+    const got = await postWebhook(apis.strict, url);
+    expect(got).toEqual(rejected(got.appId, INVALID));
+  });
+
+  it('http answers 400 (https required)', async () => {
+    const got = await postWebhook(apis.strict, 'http://93.184.216.34/hook');
+    expect(got).toEqual(rejected(got.appId, HTTPS_REQUIRED));
+  });
+
+  it.each([
+    ['10/8', 'https://10.1.2.3/hook'],
+    ['172.16/12 (low end)', 'https://172.16.0.1/hook'],
+    ['172.16/12 (high end)', 'https://172.31.255.254/hook'],
+    ['192.168/16', 'https://192.168.1.10/hook'],
+    ['loopback 127/8', 'https://127.0.0.1/hook'],
+    ['loopback 127.1.2.3', 'https://127.1.2.3/hook'],
+    ['a host name resolving to 127.0.0.1 (localhost)', 'https://localhost/hook'],
+    ['a numeric loopback form', 'https://2130706433/hook'],
+    ['link-local 169.254/16 (cloud metadata)', 'https://169.254.169.254/latest'],
+    ['the unspecified IPv4 address', 'https://0.0.0.0/hook'],
+    ['IPv6 loopback [::1]', 'https://[::1]/hook'],
+    ['IPv6 unique-local [fd00::1]', 'https://[fd00::1]/hook'],
+    ['IPv6 link-local [fe80::1]', 'https://[fe80::1]/hook'],
+    ['the unspecified IPv6 address [::]', 'https://[::]/hook'],
+    ['IPv4-mapped IPv6 of 10/8 [::ffff:10.0.0.1]', 'https://[::ffff:10.0.0.1]/hook'],
+    ['IPv4-mapped IPv6 of loopback [::ffff:127.0.0.1]', 'https://[::ffff:127.0.0.1]:8443/hook'],
+  ])('%s answers 400', async (_name, url) => {
+    const got = await postWebhook(apis.strict, url);
+    expect(got).toEqual(rejected(got.appId, FORBIDDEN));
+  });
+
+  it('a host that does not resolve answers 400', async () => {
+    const got = await postWebhook(apis.strict, 'https://no-such-host.invalid/hook');
+    expect(got).toEqual(rejected(got.appId, UNRESOLVABLE));
+  });
+
+  it('a refused webhook_url leaves the app unchanged on overwrite', async () => {
+    const { appId } = await postWebhook(apis.strict, 'https://93.184.216.34/hook');
+    const res = await apis.strict.app.inject({
+      method: 'POST',
+      url: `/admin/apps/${appId}`,
+      headers: { 'x-admin-api-key': ADMIN_KEY, 'content-type': 'application/json' },
+      payload: JSON.stringify({ webhook_url: 'https://127.0.0.1/hook', rate_limit: 5 }),
+    });
+    expect(res.statusCode).toBe(400);
+    const got = await apis.strict.app.inject({
+      method: 'GET',
+      url: `/admin/apps/${appId}`,
+      headers: { 'x-admin-api-key': ADMIN_KEY },
+    });
+    expect(got.json()).toMatchObject({ webhook_url: 'https://93.184.216.34/hook', rate_limit: 0 });
+  });
+});
+
+describe('ALLOW_HTTP_WEBHOOKS on, ALLOW_LOCALHOST_WEBHOOKS off', () => {
+  it('http to a public address is accepted', async () => {
+    const got = await postWebhook(apis.httpOnly, 'http://93.184.216.34/hook');
+    expect(got).toEqual(accepted(got.appId, 'http://93.184.216.34/hook'));
+  });
+
+  it('http to loopback is still refused', async () => {
+    const got = await postWebhook(apis.httpOnly, 'http://localhost:8080/hook');
+    expect(got).toEqual(rejected(got.appId, FORBIDDEN));
+  });
+});
+
+describe('ALLOW_LOCALHOST_WEBHOOKS on, ALLOW_HTTP_WEBHOOKS off', () => {
+  it.each(['https://localhost/hook', 'https://10.0.0.1/hook', 'https://[::1]:8443/hook'])(
+    '%s is accepted',
+    async (url) => {
+      const got = await postWebhook(apis.localOnly, url);
+      expect(got).toEqual(accepted(got.appId, url));
+    },
+  );
+
+  it('http to loopback is refused (https still required)', async () => {
+    const got = await postWebhook(apis.localOnly, 'http://127.0.0.1:8080/hook');
+    expect(got).toEqual(rejected(got.appId, HTTPS_REQUIRED));
+  });
+});
+
+describe('both settings on', () => {
+  it('http to localhost is accepted', async () => {
+    const got = await postWebhook(apis.open, 'http://localhost:9000/hook');
+    expect(got).toEqual(accepted(got.appId, 'http://localhost:9000/hook'));
+  });
+
+  it('a host that does not resolve is still refused', async () => {
+    const got = await postWebhook(apis.open, 'http://no-such-host.invalid/hook');
+    expect(got).toEqual(rejected(got.appId, UNRESOLVABLE));
+  });
+
+  it('a non-http scheme is still refused', async () => {
+    const got = await postWebhook(apis.open, 'ws://localhost:9000/hook');
+    expect(got).toEqual(rejected(got.appId, INVALID));
+  });
+});
+
+describe('checkWebhookUrl with a resolver (as the dispatcher uses it)', () => {
+  const strict = { allowHttp: false, allowPrivate: false };
+
+  it('refuses a host when any of its addresses is private', async () => {
+    const resolve = async () => ['93.184.216.34', '10.0.0.5'];
+    expect(await checkWebhookUrl('https://hooks.example.com/x', { ...strict, resolve })).toEqual({
+      ok: false,
+      problem: 'forbidden',
+      message: FORBIDDEN,
+    });
+  });
+
+  it('accepts a host whose addresses are all public and returns them', async () => {
+    const resolve = async () => ['93.184.216.34', '2606:2800:220:1::1'];
+    expect(await checkWebhookUrl('https://hooks.example.com/x', { ...strict, resolve })).toEqual({
+      ok: true,
+      addresses: ['93.184.216.34', '2606:2800:220:1::1'],
+    });
+  });
+
+  it('a resolver failure counts as not resolving', async () => {
+    const resolve = () => Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' }));
+    const got = await checkWebhookUrl('https://hooks.example.com/x', { ...strict, resolve });
+    expect(got).toMatchObject({ ok: false, problem: 'unresolvable' });
+  });
+
+  it('a resolver that does not answer in time counts as not resolving', async () => {
+    const resolve = () => new Promise<string[]>(() => undefined);
+    const got = await checkWebhookUrl('https://hooks.example.com/x', {
+      ...strict,
+      resolve,
+      resolveTimeoutMs: 20,
+    });
+    expect(got).toMatchObject({ ok: false, problem: 'unresolvable' });
+  });
+
+  it('IP literals are not resolved', async () => {
+    const resolve = () => Promise.reject(new Error('must not be called'));
+    const got = await checkWebhookUrl('https://93.184.216.34/x', { ...strict, resolve });
+    expect(got).toEqual({ ok: true, addresses: ['93.184.216.34'] });
+  });
+});
+
+describe('isForbiddenAddress', () => {
+  it.each([
+    '10.0.0.0',
+    '10.255.255.255',
+    '172.16.0.0',
+    '172.31.255.255',
+    '192.168.0.1',
+    '127.0.0.1',
+    '127.255.255.255',
+    '169.254.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fc00::1',
+    'fdff:ffff::1',
+    'fe80::1',
+    'febf::1',
+    '::ffff:10.0.0.1',
+    '::ffff:a00:1',
+    '::ffff:127.0.0.1',
+    '::ffff:192.168.1.1',
+    '::ffff:169.254.169.254',
+  ])('%s is forbidden', (ip) => {
+    expect(isForbiddenAddress(ip)).toBe(true);
+  });
+
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '172.15.255.255',
+    '172.32.0.0',
+    '192.169.0.1',
+    '169.255.0.1',
+    '11.0.0.1',
+    '2606:2800:220:1::1',
+    'fec0::1',
+    '::ffff:93.184.216.34',
+    'not-an-ip',
+  ])('%s is allowed', (ip) => {
+    expect(isForbiddenAddress(ip)).toBe(false);
+  });
+});
