@@ -9,6 +9,9 @@ export type ScriptName =
   | 'sessionCommand'
   | 'rateLimit'
   | 'placeDial'
+  | 'createRoom'
+  | 'deleteRoom'
+  | 'roomControl'
   | 'addCallerIds'
   | 'claimDids'
   | 'releaseDid';

@@ -1,0 +1,31 @@
+--[[
+  Creates a conference room whose name is unique within its app: the name is claimed with HSETNX
+  on the app's name index, so of concurrent creates of one name exactly one wins.
+
+  KEYS[1] the app's room-name index (hash name → room id)
+  KEYS[2] the new room's hash
+  KEYS[3] the app's rooms (zset scored by creation time, ms)
+
+  ARGV[1] app id    ARGV[2] room name    ARGV[3] room id    ARGV[4] host node prefix
+
+  Returns {0, created_at_ms} created, or {-1, existing_room_id} when the name is taken.
+]]
+if redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3]) == 0 then
+  return {-1, redis.call('HGET', KEYS[1], ARGV[2])}
+end
+
+-- Server time, so that rooms created through different api replicas order consistently.
+local t = redis.call('TIME')
+local createdAt = t[1] * 1000 + math.floor(t[2] / 1000)
+
+redis.call('HSET', KEYS[2],
+  'app_id', ARGV[1],
+  'name', ARGV[2],
+  'created_at', createdAt,
+  'node', ARGV[4],
+  'playback_status', 'stopped',
+  'playback_volume', 0,
+  'playback_urls', '[]',
+  'playback_operation_id', '')
+redis.call('ZADD', KEYS[3], createdAt, ARGV[3])
+return {0, createdAt}

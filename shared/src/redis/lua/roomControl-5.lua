@@ -1,0 +1,49 @@
+--[[
+  A room playback control (play, pause, stop, volume) in one round trip: rate limits, ownership,
+  the per-room cooldown, the playback state change and the command for the host media node.
+
+  KEYS[1] rate window: app + client IP, 1 s     KEYS[2] rate window: app, 60 s
+  KEYS[3] room hash                             KEYS[4] cooldown marker of the control's group
+  KEYS[5] the host node's command stream
+
+  ARGV[1] app id     ARGV[2] ip limit     ARGV[3] ip window ms
+  ARGV[4] app limit  ARGV[5] app window ms
+  ARGV[6] control: play | pause | stop | volume     ARGV[7] cooldown ms
+  ARGV[8] room command message (JSON)      ARGV[9] operation id
+  ARGV[10] play: urls JSON; volume: the volume; else unused
+
+  Returns {0, playback_status} accepted and enqueued; {-1, retry_ms} rate limited;
+  {-2} room not found; {-3} room of another app; {-4} control cooldown.
+]]
+--- @include "fixedWindow"
+
+local wait = fixedWindow(KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
+if wait == 0 then wait = fixedWindow(KEYS[2], tonumber(ARGV[4]), tonumber(ARGV[5])) end
+if wait > 0 then return {-1, wait} end
+
+local room = redis.call('HMGET', KEYS[3], 'app_id', 'playback_status')
+if not room[1] then return {-2} end
+if room[1] ~= ARGV[1] then return {-3} end
+
+if not redis.call('SET', KEYS[4], '1', 'PX', tonumber(ARGV[7]), 'NX') then return {-4} end
+
+local control = ARGV[6]
+local status = room[2] or 'stopped'
+if control == 'play' then
+  status = 'playing'
+  redis.call('HSET', KEYS[3], 'playback_status', status, 'playback_urls', ARGV[10],
+    'playback_operation_id', ARGV[9])
+elseif control == 'pause' then
+  -- Toggles; with nothing playing there is nothing to pause and the state stays stopped.
+  if status == 'playing' then status = 'paused' elseif status == 'paused' then status = 'playing' end
+  redis.call('HSET', KEYS[3], 'playback_status', status)
+elseif control == 'stop' then
+  status = 'stopped'
+  redis.call('HSET', KEYS[3], 'playback_status', status, 'playback_urls', '[]',
+    'playback_operation_id', '')
+elseif control == 'volume' then
+  redis.call('HSET', KEYS[3], 'playback_volume', ARGV[10])
+end
+
+redis.call('XADD', KEYS[5], '*', 'c', ARGV[8])
+return {0, status}
