@@ -1,0 +1,29 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { listMembers } from '../../domain/rooms.js';
+import { pageArgs } from './paging.js';
+import { common, errors, MEMBERS_LIMIT, MemberList, PageQuery, RoomParams } from './schemas.js';
+
+/** The members of a room: its active sessions, in join order. */
+const memberRoutes: FastifyPluginAsync = async (app) => {
+  app.get(
+    '/:room_id/members',
+    {
+      attachValidation: true,
+      schema: {
+        ...common,
+        summary: 'List the members of a conference room',
+        description: 'A room that does not exist or belongs to another application is 404.',
+        params: RoomParams,
+        querystring: PageQuery(MEMBERS_LIMIT),
+        response: { 200: MemberList, ...errors },
+      },
+    },
+    async (request) => {
+      const { room_id: roomId } = request.params as { room_id: string };
+      const { limit, cursor } = pageArgs(request, MEMBERS_LIMIT.max);
+      return listMembers(app, request.app.app_id, roomId, limit, cursor);
+    },
+  );
+};
+
+export default memberRoutes;

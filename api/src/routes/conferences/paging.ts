@@ -1,0 +1,23 @@
+import { GatewayError } from '@voicegw/shared';
+import type { FastifyRequest } from 'fastify';
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import type { PageQueryArgs } from './schemas.js';
+
+/**
+ * The page size and cursor of a list request. The list routes attach their query validation
+ * (`attachValidation`) so that a bad limit or cursor gets its own catalogue message here.
+ */
+export function pageArgs(
+  request: FastifyRequest,
+  max: number,
+): { readonly limit: number; readonly cursor: string | undefined } {
+  const failure = request.validationError;
+  if (failure) {
+    const details = failure.validation as readonly FastifySchemaValidationError[] | undefined;
+    const field = details?.[0]?.instancePath;
+    if (field === '/cursor') throw new GatewayError('INVALID_CURSOR');
+    throw new GatewayError('INVALID_LIMIT');
+  }
+  const { limit, cursor } = request.query as PageQueryArgs;
+  return { limit: Math.min(limit, max), cursor };
+}

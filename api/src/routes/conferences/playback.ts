@@ -1,0 +1,70 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TSchema } from 'typebox';
+import { controlRoom, type ControlArgs, type RoomControl } from '../../domain/rooms.js';
+import { common, ControlAccepted, errors, PlayBody, RoomParams, VolumeBody } from './schemas.js';
+
+interface ControlRoute {
+  readonly control: RoomControl;
+  readonly summary: string;
+  readonly description: string;
+  readonly body?: TSchema;
+}
+
+const CONTROLS: readonly ControlRoute[] = [
+  {
+    control: 'play',
+    summary: 'Play audio into a conference room',
+    description:
+      'Each URL is played into the room in turn. Emits `conference.play.started` at once and ' +
+      '`conference.play.finished` when playback ends. Cooldown `conf_play`: 2 s per room.',
+    body: PlayBody,
+  },
+  {
+    control: 'pause',
+    summary: 'Pause or resume room playback',
+    description:
+      'Toggles. Emits `conference.play.paused`. Cooldown `conference_control`: 200 ms per room.',
+  },
+  {
+    control: 'stop',
+    summary: 'Stop all room playback',
+    description: 'Emits `conference.play.stopped`. Cooldown `conference_control`: 200 ms per room.',
+  },
+  {
+    control: 'volume',
+    summary: 'Set the room playback volume',
+    description:
+      'Emits `conference.play.volume_changed`. Cooldown `conference_control`: 200 ms per room.',
+    body: VolumeBody,
+  },
+];
+
+/**
+ * Room playback controls. Each is counted by its own Lua script (rate limits included), so the
+ * v1 rate-limit hook skips them (`rateLimit: 'script'`).
+ */
+const playbackRoutes: FastifyPluginAsync = async (app) => {
+  for (const { control, summary, description, body } of CONTROLS) {
+    app.post(
+      `/:room_id/${control}`,
+      {
+        config: { rateLimit: 'script', ...(body ? { body: 'required' as const } : {}) },
+        schema: {
+          ...common,
+          summary,
+          description,
+          params: RoomParams,
+          ...(body ? { body } : {}),
+          response: { 202: ControlAccepted, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const { room_id: roomId } = request.params as { room_id: string };
+        const args = (request.body ?? {}) as ControlArgs;
+        return reply.code(202).send(await controlRoom(app, request, roomId, control, args));
+      },
+    );
+  }
+};
+
+export default playbackRoutes;
