@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  commandsFor,
+  createTenant,
+  json,
+  liveNode,
+  publishedEvents,
+  startApi,
+  type TestApi,
+  type TestTenant,
+} from './helpers.js';
+
+let api: TestApi;
+let owner: TestTenant;
+let intruder: TestTenant;
+let node: string;
+let roomId: string;
+const NAME = 'owners-private-room';
+
+beforeAll(async () => {
+  api = await startApi();
+  owner = await createTenant(api);
+  intruder = await createTenant(api);
+  node = await liveNode(api);
+  const res = await api.app.inject({
+    method: 'POST',
+    url: '/api/v1/conferences',
+    headers: { ...owner.headers, ...json },
+    payload: JSON.stringify({ name: NAME }),
+  });
+  roomId = res.json<{ room_id: string }>().room_id;
+});
+afterAll(() => api.close());
+
+const FORBIDDEN = { success: false, error: 'Room belongs to a different application' };
+const NOT_FOUND = { success: false, error: 'Room not found' };
+
+// Every room route, called by another app with the owner's room id.
+const matrix: [string, 'GET' | 'POST' | 'DELETE', string, unknown, number, object][] = [
+  ['status', 'GET', '', undefined, 403, FORBIDDEN],
+  ['members', 'GET', '/members', undefined, 404, NOT_FOUND],
+  ['play', 'POST', '/play', { urls: ['https://example.com/a.wav'] }, 403, FORBIDDEN],
+  ['pause', 'POST', '/pause', undefined, 403, FORBIDDEN],
+  ['stop', 'POST', '/stop', undefined, 403, FORBIDDEN],
+  ['volume', 'POST', '/volume', { volume: 5 }, 403, FORBIDDEN],
+  ['delete', 'DELETE', '', undefined, 403, FORBIDDEN],
+];
+
+describe('conference rooms of another application', () => {
+  it.each(matrix)(
+    '%s answers %s/%i and leaks nothing of the room',
+    async (_name, method, path, body, status, error) => {
+      const res = await api.app.inject({
+        method,
+        url: `/api/v1/conferences/${roomId}${path}`,
+        headers: { ...intruder.headers, ...(body === undefined ? {} : json) },
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      });
+      expect(res.statusCode).toBe(status);
+      expect(res.json()).toEqual(error);
+      expect(res.body).not.toContain(NAME);
+      expect(res.body).not.toContain(owner.appId);
+    },
+  );
+
+  it('leaves the room exactly as it was: no state change, command or event', async () => {
+    const status = await api.app.inject({
+      method: 'GET',
+      url: `/api/v1/conferences/${roomId}`,
+      headers: owner.headers,
+    });
+    expect(status.statusCode).toBe(200);
+    expect(status.json()).toMatchObject({
+      name: NAME,
+      playback_status: 'stopped',
+      playback_volume: 0,
+      playback_urls: [],
+    });
+    expect(await commandsFor(api, node)).toEqual([]);
+    const events = await publishedEvents(api);
+    expect(events.filter((e) => e.app_id === intruder.appId)).toEqual([]);
+    expect(events.map((e) => e.event)).toEqual(['conference.created']);
+    // The intruder's refused controls did not start the room's cooldowns either.
+    const play = await api.app.inject({
+      method: 'POST',
+      url: `/api/v1/conferences/${roomId}/play`,
+      headers: { ...owner.headers, ...json },
+      payload: JSON.stringify({ urls: ['https://example.com/a.wav'] }),
+    });
+    expect(play.statusCode).toBe(202);
+    const pause = await api.app.inject({
+      method: 'POST',
+      url: `/api/v1/conferences/${roomId}/pause`,
+      headers: owner.headers,
+    });
+    expect(pause.statusCode).toBe(202);
+  });
+
+  it("the intruder's list does not show the room", async () => {
+    const res = await api.app.inject({
+      method: 'GET',
+      url: '/api/v1/conferences',
+      headers: intruder.headers,
+    });
+    expect(res.json()).toEqual({ conferences: [], cursor: '' });
+  });
+});
