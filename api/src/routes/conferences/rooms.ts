@@ -20,7 +20,7 @@ type Params = { room_id: string };
 /** Create, list, read and destroy conference rooms. */
 const roomRoutes: FastifyPluginAsync = async (app) => {
   app.post(
-    '/',
+    '',
     {
       config: { body: 'required' },
       schema: {
@@ -38,7 +38,7 @@ const roomRoutes: FastifyPluginAsync = async (app) => {
   );
 
   app.get(
-    '/',
+    '',
     {
       attachValidation: true,
       schema: {
