@@ -70,7 +70,10 @@ export const MediaNodeEnv = Type.Object({
     description: 'Extension a `disconnect` transfers the call to (uuid_transfer).',
   }),
   DISCONNECT_DIALPLAN: Type.String({ default: 'XML', description: 'Dialplan of that extension.' }),
-  DISCONNECT_CONTEXT: Type.String({ default: 'default', description: 'Context of that extension.' }),
+  DISCONNECT_CONTEXT: Type.String({
+    default: 'default',
+    description: 'Context of that extension.',
+  }),
   SESSION_GRACE_SEC: Type.Integer({
     minimum: 0,
     default: 300,

@@ -12,7 +12,11 @@ try {
   process.exit(1);
 }
 
-const log = createLogger({ name: 'media-node', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
+const log = createLogger({
+  name: 'media-node',
+  level: config.LOG_LEVEL,
+  pretty: config.LOG_PRETTY,
+});
 const node = await startMediaNode(config, { logger: log });
 
 // SIGTERM (Kubernetes preStop, docker stop) drains; a second signal or SIGINT stops at once.

@@ -22,6 +22,11 @@ export class FilePlayback {
     return this.current;
   }
 
+  /** In the play loop (a file or a wait): where FreeSWITCH parses queued messages. */
+  get inMediaLoop(): boolean {
+    return this.current !== undefined || this.waiter !== undefined;
+  }
+
   get hungUp(): boolean {
     return this.interrupted === 'hangup';
   }
@@ -36,6 +41,7 @@ export class FilePlayback {
     const fileHeader: [string, string] = ['Playback-File-Path', path];
     this.ch.fire('PLAYBACK_START', { tail: [fileHeader] });
     if (this.suspended) player.suspend();
+    this.ch.executor.poke();
     const how = await player.start();
     this.current = undefined;
     const ms = Math.round(Math.min(player.position(), resolved.durationMs));

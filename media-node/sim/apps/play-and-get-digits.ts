@@ -112,6 +112,7 @@ export const playAndGetDigits: AppImpl = (ch, arg, ctx) => {
     suspend: () => media.suspend(),
     resume: () => media.resume(),
     fileHandle: () => media.player,
+    acceptsMessages: () => media.inMediaLoop,
     dtmf: (digit) => {
       if (!collecting) return;
       queued.push(digit);

@@ -24,6 +24,7 @@ export const playback: AppImpl = (ch, arg, ctx) => {
     suspend: () => media.suspend(),
     resume: () => media.resume(),
     fileHandle: () => media.player,
+    acceptsMessages: () => media.inMediaLoop,
     dtmf: (digit) => {
       // playback_terminators defaults to "*"; "none" disables barge-in.
       const terms = ch.vars.get('playback_terminators') ?? '*';

@@ -47,6 +47,8 @@ export interface AppHandle {
   /** Another application started on top of this one (no event-lock): freeze media. */
   suspend?(): void;
   resume?(): void;
+  /** Whether queued messages may run nested now (media apps: only while their file plays). */
+  acceptsMessages?(): boolean;
   /** The file handle uuid_fileman acts on, when a file is playing. */
   fileHandle?(): Player | undefined;
 }

@@ -110,7 +110,14 @@ export class Executor {
   private accepting(): boolean {
     if (this.stack.some((f) => f.req.eventLock)) return false;
     const top = this.stack.at(-1);
-    return !top || NESTABLE.has(top.req.app);
+    if (!top) return true;
+    if (!NESTABLE.has(top.req.app)) return false;
+    return top.handle?.acceptsMessages?.() ?? true;
+  }
+
+  /** A media application reached its play loop: queued messages may run now. */
+  poke(): void {
+    this.pump();
   }
 
   private start(req: ExecRequest): Frame {

@@ -49,6 +49,6 @@ export const answer: SessionCommand<'answer'> = {
       await ctx.result(false, describe(err));
       return;
     }
-    return settled;
+    return { confirmed: settled };
   },
 };

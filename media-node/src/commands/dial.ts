@@ -16,7 +16,8 @@ import { endSession } from '../session/teardown.js';
  */
 export const dialCommand = {
   esl: 'bgapi originate {origination_uuid,origination_caller_id_number,originate_timeout,voicegw_app_id}<DIAL_STRING_TEMPLATE> &park()',
-  confirmedBy: 'BACKGROUND_JOB (+OK <uuid> or -ERR <CAUSE>); CHANNEL_PROGRESS(_MEDIA), CHANNEL_ANSWER',
+  confirmedBy:
+    'BACKGROUND_JOB (+OK <uuid> or -ERR <CAUSE>); CHANNEL_PROGRESS(_MEDIA), CHANNEL_ANSWER',
 } as const;
 
 export async function dial(node: NodeContext, message: DialCommandMessage): Promise<void> {

@@ -48,13 +48,13 @@ async function sessionCommand(node: NodeContext, message: SessionCommandMessage)
     });
     return;
   }
-  const handler = SESSION_COMMANDS[message.command] as SessionCommand | undefined;
+  const handler: SessionCommand | undefined = SESSION_COMMANDS[message.command];
   const ctx = commandContext(session, message);
   if (!handler) {
     await session.serial(() => ctx.result(false, 'Command not supported by this media node'));
     return;
   }
   session.log.debug({ command: message.command, command_uid: message.command_uid }, 'command');
-  const confirmation = await session.serial(() => handler.start(ctx));
-  await confirmation;
+  const pending = await session.serial(() => handler.start(ctx));
+  if (pending) await pending.confirmed;
 }

@@ -15,11 +15,16 @@ export interface CommandContext<C extends SessionCommandName = SessionCommandNam
   result(success: boolean, error?: string): Promise<void>;
 }
 
+/** What a deferred command's start returns: its confirmation (or timeout), still to come. */
+export interface Pending {
+  readonly confirmed: Promise<void>;
+}
+
 /**
  * One session command, one file (jambonz task style). `start` runs in the session's serial
- * queue and returns once FreeSWITCH accepted the request; a deferred command returns the
- * promise of its confirmation, which is awaited (outside the queue) before the stream entry is
- * acknowledged.
+ * queue and returns once FreeSWITCH accepted the request; a deferred command returns its
+ * Pending confirmation, which is awaited outside the queue before the stream entry is
+ * acknowledged (a promise cannot be returned bare: an async function would wait for it).
  */
 export interface SessionCommand<C extends SessionCommandName = SessionCommandName> {
   readonly name: C;
@@ -27,7 +32,7 @@ export interface SessionCommand<C extends SessionCommandName = SessionCommandNam
   readonly esl: string;
   /** The FreeSWITCH event (or reply) that confirms it. */
   readonly confirmedBy: string;
-  start(ctx: CommandContext<C>): Promise<Promise<void> | void>;
+  start(ctx: CommandContext<C>): Promise<Pending | void>;
 }
 
 /** A context whose result() publishes command.result with the session's metadata, once. */
@@ -60,4 +65,5 @@ export function commandContext<C extends SessionCommandName>(
 }
 
 /** The error text of a failed ESL request, for command.result's optional `error`. */
-export const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+export const describe = (err: unknown): string =>
+  err instanceof Error ? err.message : String(err);

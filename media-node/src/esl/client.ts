@@ -37,7 +37,10 @@ export class EslClient extends EventEmitter<Events> {
     private readonly log: Logger,
   ) {
     super();
-    this.idleTimer = setInterval(() => void this.probeIfIdle(), Math.max(500, options.idlePingMs / 2));
+    this.idleTimer = setInterval(
+      () => void this.probeIfIdle(),
+      Math.max(500, options.idlePingMs / 2),
+    );
     this.idleTimer.unref();
   }
 
@@ -120,7 +123,10 @@ export class EslClient extends EventEmitter<Events> {
       this.connection = connection;
       connection.on('event', (event) => this.emit('event', event));
       connection.once('close', () => this.onClose(connection));
-      this.log.info({ host: this.options.host, port: this.options.port }, 'connected to FreeSWITCH');
+      this.log.info(
+        { host: this.options.host, port: this.options.port },
+        'connected to FreeSWITCH',
+      );
       this.emit('connected');
     } catch (err) {
       this.failures++;

@@ -179,32 +179,26 @@ function toFsEvent(event: ModeslEvent): FsEvent {
 /** TCP connect and `auth`, within the connect timeout. */
 function open(options: EslConnectOptions): Promise<ModeslConnection> {
   return new Promise<ModeslConnection>((resolve, reject) => {
-    let conn: ModeslConnection | undefined;
     const fail = (error: Error): void => {
       clearTimeout(timer);
-      conn?.socket?.destroy();
-      conn?.removeAllListeners();
+      conn.socket?.destroy();
+      conn.removeAllListeners();
       // modesl may still emit socket errors after we gave up; they must not crash the process.
-      conn?.on('error', () => undefined);
+      conn.on('error', () => undefined);
       reject(error);
     };
-    const timer = setTimeout(
-      () =>
-        fail(
-          new EslTimeoutError(
-            `connect ${options.host}:${options.port}`,
-            options.connectTimeoutMs,
-          ),
-        ),
-      options.connectTimeoutMs,
-    );
-    conn = new modesl.Connection(options.host, options.port, options.password, () => {
-      clearTimeout(timer);
-      conn?.off('error', onError);
-      conn?.on('error', () => undefined);
-      if (conn) resolve(conn);
-    });
     const onError = (error: Error): void => fail(error);
+    const conn = new modesl.Connection(options.host, options.port, options.password, () => {
+      clearTimeout(timer);
+      conn.off('error', onError);
+      // Until EslConnection takes over with its own listener, an error must not throw.
+      conn.on('error', () => undefined);
+      resolve(conn);
+    });
+    const timer = setTimeout(() => {
+      const where = `connect ${options.host}:${options.port}`;
+      fail(new EslTimeoutError(where, options.connectTimeoutMs));
+    }, options.connectTimeoutMs);
     conn.on('error', onError);
     conn.on('esl::event::auth::fail', () => fail(new Error('event socket authentication failed')));
   });

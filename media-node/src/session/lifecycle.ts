@@ -15,7 +15,8 @@ export function watchSession(session: Session): void {
   channel.on('event', (event: FsEvent) => {
     switch (event.name) {
       case 'CHANNEL_PROGRESS':
-        if (session.direction !== 'outbound' || session.reported.ringing || channel.answered) return;
+        if (session.direction !== 'outbound' || session.reported.ringing || channel.answered)
+          return;
         session.reported.ringing = true;
         void session.serial(() => progress(session, 'session.ringing', 'ringing'));
         return;
@@ -54,7 +55,12 @@ async function progress(
   status: DialStatus,
 ): Promise<void> {
   if (session.ended) return;
-  await session.publish({ event, session_uuid: session.id, to: session.did, from: session.callerId });
+  await session.publish({
+    event,
+    session_uuid: session.id,
+    to: session.did,
+    from: session.callerId,
+  });
   await setDialStatus(session, status);
 }
 

@@ -168,7 +168,11 @@ export class CommandConsumer {
       const name = String(group.name);
       let low = String(group['last-delivered-id']);
       if (Number(group.pending) > 0) {
-        const summary = (await redis.xpending(stream, name)) as [number, string | null, ...unknown[]];
+        const summary = (await redis.xpending(stream, name)) as [
+          number,
+          string | null,
+          ...unknown[],
+        ];
         if (summary[1]) low = summary[1];
       }
       if (floor === undefined || compareStreamIds(low, floor) < 0) floor = low;
