@@ -67,13 +67,7 @@ export class Conference {
       leave,
     };
     this.members.set(member.id, member);
-    if (first) {
-      this.fireRoom('play-file', [
-        ['File', ALONE_SOUND],
-        ['Async', 'false'],
-        ['Error', 'File could not be played'],
-      ]);
-    }
+    if (first) this.playAlone();
     this.fireMember(member, 'add-member');
     if (!this.floor) {
       this.floor = member;
@@ -86,6 +80,7 @@ export class Conference {
   remove(member: Member): void {
     if (!this.members.delete(member.id)) return;
     member.files.stopAll();
+    if (this.members.size === 1) this.playAlone();
     if (this.floor === member) {
       this.floor = undefined;
       this.fireFloorChange(String(member.id), undefined);
@@ -95,6 +90,15 @@ export class Conference {
       this.files.stopAll();
       setTimeout(() => this.destroy(), TEARDOWN_DELAY_MS);
     }
+  }
+
+  /** The default profile's "you are alone" prompt (not installed: the event carries Error). */
+  private playAlone(): void {
+    this.fireRoom('play-file', [
+      ['File', ALONE_SOUND],
+      ['Async', 'false'],
+      ['Error', 'File could not be played'],
+    ]);
   }
 
   destroy(): void {
