@@ -39,7 +39,7 @@ export const EventPayloadSchemas = {
     success: Type.Optional(Type.Boolean()),
   }),
   'call.hangup': session('call.hangup', {
-    hangup_cause: Type.Union(HANGUP_CAUSES.map((c) => Type.Literal(c))),
+    hangup_cause: Type.Enum(HANGUP_CAUSES),
     duration_seconds: Type.Integer({ minimum: 0 }),
   }),
   dtmf: session('dtmf', { digit: Str, duration_ms: Type.Integer({ minimum: 0 }) }),
@@ -67,7 +67,7 @@ export const EventPayloadSchemas = {
     command_uid: Str,
     digits: Str,
     terminator: Str,
-    status: Type.Union(DIGITS_STATUSES.map((s) => Type.Literal(s))),
+    status: Type.Enum(DIGITS_STATUSES),
   }),
   'recording.completed': session('recording.completed', {
     recording_url: Str,

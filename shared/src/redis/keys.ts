@@ -71,6 +71,22 @@ export class RedisKeys {
   commandStream(prefix: string): string {
     return `${this.prefix}:cmd:${prefix}`;
   }
+  /** Set: ids of the live sessions a node owns (the orphan sweeper's work list if it dies). */
+  nodeSessions(prefix: string): string {
+    return `${this.prefix}:node:${prefix}:sessions`;
+  }
+  /** Sorted set: node prefix → epoch ms of its last heartbeat (when a dead node went away). */
+  nodesSeen(): string {
+    return `${this.prefix}:nodes:seen`;
+  }
+  /** Sorted set: session id → epoch ms its channel was found gone by a resync. */
+  vanishedSessions(): string {
+    return `${this.prefix}:orphans:vanished`;
+  }
+  /** String with a TTL: held by the one media node running the orphan sweep this round. */
+  sweeperLock(): string {
+    return `${this.prefix}:lock:sweeper`;
+  }
 
   // Rate limiting
   rateWindow(scope: string, subject: string, window: number): string {

@@ -14,7 +14,9 @@ export type ScriptName =
   | 'roomControl'
   | 'addCallerIds'
   | 'claimDids'
-  | 'releaseDid';
+  | 'releaseDid'
+  | 'endSession'
+  | 'updateSession';
 
 interface ScriptFile {
   readonly name: string;
