@@ -1,0 +1,146 @@
+// Outbound outcomes driven by the number book, and mod_audio_stream's WebSocket audio.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { AddressInfo } from 'node:net';
+import type { Simulator } from '../../sim/index.js';
+import { EslClient, control, startTestSimulator } from './helpers.js';
+
+let sim: Simulator;
+let client: EslClient;
+
+beforeAll(async () => {
+  sim = await startTestSimulator();
+  client = await EslClient.connect(sim.eslPort);
+});
+
+afterAll(async () => {
+  client.close();
+  await sim.close();
+});
+
+const dial = (uuid: string, number: string) =>
+  `originate {origination_uuid=${uuid},origination_caller_id_number=1000}sofia/gateway/trunk/${number} &park()`;
+
+describe('originate outcomes', () => {
+  it.each([
+    ['busy', 'USER_BUSY'],
+    ['reject', 'CALL_REJECTED'],
+    ['unavailable', 'SUBSCRIBER_ABSENT'],
+    ['fail', 'NORMAL_TEMPORARY_FAILURE'],
+  ])('%s → -ERR %s after ringing, with the hangup events of the leg', async (behavior, cause) => {
+    const number = `+1555${Math.floor(Math.random() * 1e6)}`;
+    const put = await control(sim, 'PUT', `/sim/numbers/${number}`, { behavior, ring_ms: 100 });
+    expect(put).toEqual({ status: 200, json: { number, behavior, ring_ms: 100, early_media: false } });
+    const uuid = randomUUID();
+    expect(await client.bgapi(dial(uuid, number))).toBe(`-ERR ${cause}\n`);
+    expect(client.sequence(uuid)).toEqual([
+      'CHANNEL_OUTGOING',
+      'CHANNEL_CREATE',
+      'CHANNEL_ORIGINATE',
+      'CHANNEL_PROGRESS',
+      'CHANNEL_HANGUP',
+      'CHANNEL_HANGUP_COMPLETE',
+      'CHANNEL_DESTROY',
+    ]);
+    const done = client.events.find((e) => e['Unique-ID'] === uuid && e['Event-Name'] === 'CHANNEL_HANGUP_COMPLETE');
+    expect(done?.variable_hangup_cause).toBe(cause);
+  });
+
+  it('answer with early media: progress, progress media, answer, then the job result and park', async () => {
+    const number = '+15557770000';
+    await control(sim, 'PUT', `/sim/numbers/${number}`, { behavior: 'answer', ring_ms: 150, early_media: true });
+    const uuid = randomUUID();
+    const started = performance.now();
+    expect(await client.bgapi(dial(uuid, number))).toBe(`+OK ${uuid}\n`);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    await client.waitEvent('CHANNEL_PARK', uuid);
+    expect(client.sequence(uuid)).toEqual([
+      'CHANNEL_OUTGOING',
+      'CHANNEL_CREATE',
+      'CHANNEL_ORIGINATE',
+      'CHANNEL_PROGRESS',
+      'CHANNEL_PROGRESS_MEDIA',
+      'CHANNEL_ANSWER',
+      'CHANNEL_EXECUTE',
+      'CHANNEL_PARK',
+    ]);
+    const media = await client.waitEvent('CHANNEL_PROGRESS_MEDIA', uuid);
+    expect(media['Answer-State']).toBe('early');
+    expect(await client.api(`uuid_kill ${uuid}`)).toBe('+OK\n');
+    await client.waitEvent('CHANNEL_DESTROY', uuid);
+  });
+
+  it('no_answer rings until originate_timeout and fails NO_ANSWER', async () => {
+    await control(sim, 'PUT', '/sim/numbers/5000', { behavior: 'no_answer', ring_ms: 60_000 });
+    const uuid = randomUUID();
+    const res = await client.bgapi(
+      `originate {origination_uuid=${uuid},originate_timeout=1}sofia/gateway/trunk/5000 &park()`,
+    );
+    expect(res).toBe('-ERR NO_ANSWER\n');
+  });
+
+  it('unlisted numbers ring for a second, then answer', async () => {
+    const uuid = randomUUID();
+    const started = performance.now();
+    expect(await client.bgapi(dial(uuid, '+15550009999'))).toBe(`+OK ${uuid}\n`);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    await client.api(`uuid_kill ${uuid}`);
+  });
+
+  it('error/<cause> fails at once with no channel events', async () => {
+    const uuid = randomUUID();
+    expect(await client.api(`originate {origination_uuid=${uuid}}error/user_busy &park()`)).toBe('-ERR USER_BUSY\n');
+    expect(client.sequence(uuid)).toEqual([]);
+  });
+});
+
+describe('uuid_audio_stream', () => {
+  it('streams 20 ms L16 frames at real-time pace after the metadata, and stops cleanly', async () => {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise<void>((r) => wss.once('listening', () => r()));
+    const port = (wss.address() as AddressInfo).port;
+    const texts: string[] = [];
+    const frames: Buffer[] = [];
+    const closed = new Promise<void>((resolve) =>
+      wss.on('connection', (ws: WebSocket) => {
+        ws.on('message', (data: Buffer, isBinary: boolean) => {
+          if (isBinary) frames.push(data);
+          else texts.push(data.toString('utf8'));
+        });
+        ws.on('close', () => resolve());
+      }),
+    );
+    const { json } = await control(sim, 'POST', '/sim/calls', { to: '1', from: '2' });
+    const uuid = json.uuid as string;
+    await client.waitEvent('CHANNEL_PARK', uuid);
+    await client.api(`uuid_answer ${uuid}`);
+    const url = `ws://127.0.0.1:${port}/rec`;
+    expect(await client.api(`uuid_audio_stream ${uuid} start ${url} mono 16k {"session":"s1"}`)).toBe('+OK Success\n');
+    const connect = await client.waitEvent('CUSTOM', uuid, (e) => e['Event-Subclass'] === 'mod_audio_stream::connect');
+    expect(JSON.parse(connect._body ?? '{}')).toEqual({ status: 'connected' });
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await client.api(`uuid_audio_stream ${uuid} stop`)).toBe('+OK Success\n');
+    const elapsed = performance.now() - t0;
+    await closed;
+    expect(texts).toEqual(['{"session":"s1"}']);
+    expect(frames.every((f) => f.length === 640)).toBe(true); // 20 ms × 16 kHz × 2 bytes
+    const expected = elapsed / 20;
+    expect(frames.length).toBeGreaterThan(expected * 0.7);
+    expect(frames.length).toBeLessThan(expected * 1.3 + 2);
+    expect(frames.some((f) => f.readInt16LE(20) !== 0)).toBe(true);
+    await client.waitEvent('CUSTOM', uuid, (e) => e['Event-Subclass'] === 'mod_audio_stream::disconnect');
+    await client.api(`uuid_kill ${uuid}`);
+    wss.close();
+  });
+
+  it('refuses a second stream and a bad mix type', async () => {
+    const { json } = await control(sim, 'POST', '/sim/calls', { to: '1', from: '2' });
+    const uuid = json.uuid as string;
+    await client.waitEvent('CHANNEL_PARK', uuid);
+    expect(await client.api(`uuid_audio_stream ${uuid} start ws://127.0.0.1:1/x quad 8k`)).toBe('-ERR Operation Failed\n');
+    expect(await client.api(`uuid_audio_stream ${randomUUID()} start ws://127.0.0.1:1/x mono 8k`)).toBe('-ERR No such channel!\n');
+    await client.api(`uuid_kill ${uuid}`);
+  });
+});
