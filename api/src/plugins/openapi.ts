@@ -1,11 +1,14 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
+import { documentObject, documentRoute } from '../openapi/transform.js';
 
 /** OpenAPI 3.1 generated from the route schemas; UI at /docs, JSON at /docs/json. */
 export default fp(
   async (app) => {
     await app.register(swagger, {
+      transform: documentRoute,
+      transformObject: documentObject,
       openapi: {
         openapi: '3.1.0',
         info: {

@@ -1,0 +1,185 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkDocument, OPENAPI_FILE, openApiText } from '../src/openapi/write.js';
+import { startApi, type TestApi } from './helpers.js';
+
+interface Operation {
+  readonly security?: Record<string, string[]>[];
+  readonly tags?: string[];
+  readonly summary?: string;
+  readonly requestBody?: {
+    readonly required: boolean;
+    readonly content: Record<string, { schema: { required?: string[] } }>;
+  };
+  readonly parameters?: { name: string; in: string; required: boolean }[];
+}
+interface Document {
+  readonly openapi: string;
+  readonly paths: Record<string, Record<string, Operation>>;
+  readonly components: { securitySchemes: Record<string, unknown> };
+}
+
+// The 17 session commands and every other endpoint, as the contract lists them.
+const COMMANDS = [
+  'answer',
+  'hangup',
+  'disconnect',
+  'playback/start',
+  'playback/stop',
+  'playback/pause',
+  'playback/resume',
+  'playback/seek',
+  'playback/restart',
+  'playback/silence',
+  'play_and_get_digits',
+  'record/start',
+  'record/stop',
+  'conference/join',
+  'conference/leave',
+  'conference/mute',
+  'conference/unmute',
+];
+const APP_ROUTES = [
+  ...COMMANDS.map((c) => `POST /api/v1/sessions/{uuid}/commands/${c}`),
+  'POST /api/v1/conferences',
+  'GET /api/v1/conferences',
+  'GET /api/v1/conferences/{room_id}',
+  'GET /api/v1/conferences/{room_id}/members',
+  'DELETE /api/v1/conferences/{room_id}',
+  'POST /api/v1/conferences/{room_id}/play',
+  'POST /api/v1/conferences/{room_id}/pause',
+  'POST /api/v1/conferences/{room_id}/stop',
+  'POST /api/v1/conferences/{room_id}/volume',
+  'POST /api/v1/dial',
+  'GET /api/v1/dial/{session_uuid}',
+];
+const ADMIN_ROUTES = [
+  'POST /admin/apps/{app_id}',
+  'GET /admin/apps/{app_id}',
+  'DELETE /admin/apps/{app_id}',
+  'GET /admin/health',
+  'GET /admin/recent-errors',
+  'PUT /admin/apps/{app_id}/cids',
+  'GET /admin/apps/{app_id}/cids',
+  'DELETE /admin/apps/{app_id}/cids/{number}',
+  'PUT /admin/apps/{app_id}/dids',
+  'GET /admin/apps/{app_id}/dids',
+  'DELETE /admin/apps/{app_id}/dids/{number}',
+];
+
+let api: TestApi;
+let served: Document;
+
+beforeAll(async () => {
+  api = await startApi();
+  const res = await api.app.inject({ method: 'GET', url: '/docs/json' });
+  expect(res.statusCode).toBe(200);
+  served = res.json<Document>();
+});
+afterAll(() => api.close());
+
+const operation = (route: string): Operation | undefined => {
+  const [method = '', path = ''] = route.split(' ');
+  return served.paths[path]?.[method.toLowerCase()];
+};
+
+describe('OpenAPI document at /docs/json', () => {
+  it('is OpenAPI 3.1.0 with the app, API key and admin key security schemes', () => {
+    expect(served.openapi).toBe('3.1.0');
+    expect(served.components.securitySchemes).toEqual({
+      appId: { type: 'apiKey', in: 'header', name: 'X-App-ID' },
+      apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      adminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-API-Key' },
+    });
+  });
+
+  it.each(APP_ROUTES)('documents %s with X-App-ID and X-API-Key security', (route) => {
+    const op = operation(route);
+    expect(op, `${route} is missing from the document`).toBeDefined();
+    expect(op?.security).toEqual([{ appId: [], apiKey: [] }]);
+    expect(op?.summary).toEqual(expect.any(String));
+    expect(op?.tags).toHaveLength(1);
+  });
+
+  it.each(ADMIN_ROUTES)('documents %s with X-Admin-API-Key security', (route) => {
+    const op = operation(route);
+    expect(op, `${route} is missing from the document`).toBeDefined();
+    expect(op?.security).toEqual([{ adminKey: [] }]);
+    expect(op?.tags).toEqual(['admin']);
+  });
+
+  it('documents GET /health without authentication', () => {
+    const op = operation('GET /health');
+    expect(op).toBeDefined();
+    expect(op?.security).toBeUndefined();
+  });
+
+  it('does not list the documentation routes themselves', () => {
+    expect(Object.keys(served.paths).filter((p) => p.startsWith('/docs'))).toEqual([]);
+  });
+
+  it('lists fields that have a default as optional (dial timeout_sec, list limit)', () => {
+    const dial = operation('POST /api/v1/dial')?.requestBody;
+    expect(dial?.required).toBe(true);
+    expect(dial?.content['application/json']?.schema.required).toEqual(['to', 'from']);
+    const limit = operation('GET /api/v1/conferences')?.parameters?.find((p) => p.name === 'limit');
+    expect(limit?.required).toBe(false);
+  });
+
+  it('marks optional bodies as optional (hangup) and required ones as required', () => {
+    expect(operation('POST /api/v1/sessions/{uuid}/commands/hangup')?.requestBody?.required).toBe(
+      false,
+    );
+    expect(
+      operation('POST /api/v1/sessions/{uuid}/commands/playback/start')?.requestBody?.required,
+    ).toBe(true);
+    expect(JSON.stringify(served)).not.toContain('x-voicegw-');
+  });
+});
+
+describe('committed docs/openapi.json', () => {
+  it('equals the document the route schemas generate (run `npm run openapi` when not)', async () => {
+    const generated = await openApiText(api.app);
+    const committed = await readFile(OPENAPI_FILE, 'utf8');
+    expect(JSON.parse(committed)).toEqual(JSON.parse(generated));
+    expect(committed).toBe(generated);
+  });
+
+  it('is reported as drifted, naming the command that fixes it, when it differs', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'voicegw-openapi-'));
+    try {
+      const generated = await openApiText(api.app);
+      const stale = JSON.parse(generated) as Document;
+      delete stale.paths['/api/v1/dial'];
+      const file = join(dir, 'openapi.json');
+      await writeFile(file, `${JSON.stringify(stale, null, 2)}\n`);
+      const result = await checkDocument(generated, file);
+      expect(result.upToDate).toBe(false);
+      expect(result.message).toContain('+ POST /api/v1/dial');
+      expect(result.message).toContain('Run `npm run openapi` and commit docs/openapi.json.');
+      expect(await checkDocument(generated, join(dir, 'absent.json'))).toEqual({
+        upToDate: false,
+        message:
+          'docs/openapi.json is missing.\nRun `npm run openapi` and commit docs/openapi.json.',
+      });
+      expect((await checkDocument(generated, OPENAPI_FILE)).upToDate).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`npm run openapi:check` exits 0 on the committed file', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'api/src/openapi/write.ts', '--check'],
+      { cwd: root },
+    );
+    expect(stdout).toContain('docs/openapi.json is up to date');
+  }, 30_000);
+});
