@@ -56,6 +56,9 @@ const appRoutes: FastifyPluginAsync = async (app) => {
         await app.apps.save(next);
         return next;
       });
+      // Other replicas drop their copy on the announcement; this one at once, so the very
+      // next request here sees the change even if the announcement is still in flight.
+      app.appDirectory.forget(appId);
       return {
         success: true,
         app_id: appId,
@@ -101,6 +104,7 @@ const appRoutes: FastifyPluginAsync = async (app) => {
     async (request) => {
       const { app_id: appId } = request.params as AppIdArgs;
       const deleted = await withStore(redis, () => app.apps.delete(appId));
+      app.appDirectory.forget(appId);
       if (!deleted) throw appNotFound(appId);
       return { success: true, app_id: appId };
     },
