@@ -1,0 +1,315 @@
+// End-to-end harness: the real api (in process, inject), a real Redis (the global setup's), the
+// FreeSWITCH simulator over TCP and media nodes in process. Events are read from the Redis event
+// stream, as the dispatcher reads them.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { buildApp, loadApiConfig, type App } from '@voicegw/api';
+import { EVENT_FIELDS, RedisKeys } from '@voicegw/shared';
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import { startSimulator, type Simulator } from '../../sim/index.js';
+import { loadMediaNodeConfig, startMediaNode, type MediaNode } from '../../src/index.js';
+
+export const ADMIN_KEY = 'node-test-admin-key-0123456789';
+const json = { 'content-type': 'application/json' };
+
+/** A published event as the stream holds it: the contract payload plus the envelope. */
+export type Ev = Record<string, unknown> & { event: string; session_uuid?: string };
+
+export interface Tenant {
+  readonly appId: string;
+  readonly headers: Record<string, string>;
+}
+
+/** Reads the event stream continuously on its own connection; tests await what they expect. */
+export class EventLog {
+  readonly all: Ev[] = [];
+  private waiters: Array<{ match: (e: Ev) => boolean; resolve: (e: Ev) => void }> = [];
+  private lastId = '0-0';
+  private stopped = false;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly stream: string,
+  ) {
+    this.loop = this.read();
+  }
+
+  /** The first event (already seen or still to come) that matches, within `timeoutMs`. */
+  waitFor(match: (e: Ev) => boolean, timeoutMs = 5000, what = 'event'): Promise<Ev> {
+    const seen = this.all.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise<Ev>((resolve, reject) => {
+      const waiter = {
+        match,
+        resolve: (e: Ev) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new Error(`no ${what} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Waits for event `name` of a session. */
+  of(session: string, name: string, timeoutMs = 5000): Promise<Ev> {
+    return this.waitFor(
+      (e) => e.session_uuid === session && e.event === name,
+      timeoutMs,
+      `${name} for ${session}`,
+    );
+  }
+
+  /** Every event of a session so far, in stream order. */
+  session(session: string): Ev[] {
+    return this.all.filter((e) => e.session_uuid === session);
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.redis.disconnect();
+    await this.loop;
+  }
+
+  private async read(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const reply = await this.redis.xread('BLOCK', 200, 'STREAMS', this.stream, this.lastId);
+        for (const [, entries] of reply ?? []) {
+          for (const [id, fields] of entries) {
+            this.lastId = id;
+            const body = fields[fields.indexOf(EVENT_FIELDS.body) + 1] ?? '{}';
+            this.push(JSON.parse(body) as Ev);
+          }
+        }
+      } catch {
+        if (this.stopped) return;
+      }
+    }
+  }
+
+  private push(event: Ev): void {
+    this.all.push(event);
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.match(event)) return true;
+      w.resolve(event);
+      return false;
+    });
+  }
+}
+
+/** The simulator's HTTP control API. */
+export class SimControl {
+  constructor(readonly url: string) {}
+
+  async call(to: string, from: string, appId?: string): Promise<string> {
+    const res = await this.request('POST', '/sim/calls', {
+      to,
+      from,
+      ...(appId ? { app_id: appId } : {}),
+    });
+    return ((await res.json()) as { uuid: string }).uuid;
+  }
+
+  async hangup(uuid: string, cause?: string): Promise<void> {
+    await this.request('POST', `/sim/calls/${uuid}/hangup`, cause ? { cause } : {});
+  }
+
+  async number(
+    number: string,
+    behavior: 'answer' | 'busy' | 'no_answer' | 'reject' | 'unavailable' | 'fail',
+    ringMs = 100,
+    earlyMedia = false,
+  ): Promise<void> {
+    await this.request('PUT', `/sim/numbers/${number}`, {
+      behavior,
+      ring_ms: ringMs,
+      early_media: earlyMedia,
+    });
+  }
+
+  async calls(): Promise<Array<{ uuid: string; answer_state: string }>> {
+    const res = await this.request('GET', '/sim/calls');
+    return ((await res.json()) as { calls: Array<{ uuid: string; answer_state: string }> }).calls;
+  }
+
+  private async request(method: string, path: string, body?: unknown): Promise<Response> {
+    const res = await fetch(this.url + path, {
+      method,
+      ...(body === undefined ? {} : { headers: json, body: JSON.stringify(body) }),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res;
+  }
+}
+
+/** A TCP proxy in front of the simulator's event socket, to cut connections like a network. */
+export interface Proxy {
+  readonly port: number;
+  /** Resets every open connection. */
+  cut(): void;
+  close(): Promise<void>;
+}
+
+export async function startProxy(targetPort: number): Promise<Proxy> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    cut: () => {
+      for (const s of sockets) s.resetAndDestroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface Stack {
+  readonly api: App;
+  readonly redis: Redis;
+  readonly keys: RedisKeys;
+  readonly redisPrefix: string;
+  readonly sim: Simulator;
+  readonly control: SimControl;
+  readonly node: MediaNode;
+  readonly events: EventLog;
+  /** Starts another media node on this Redis (its own simulator unless `eslPort` is given). */
+  startNode(env?: Record<string, string>, eslPort?: number): Promise<MediaNode>;
+  /** Creates an app through the admin API, with its DIDs and caller IDs. */
+  tenant(options?: { dids?: string[]; cids?: string[] }): Promise<Tenant>;
+  /** POSTs a session command through the api. */
+  command(
+    tenant: Tenant,
+    session: string,
+    command: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
+  dial(tenant: Tenant, body: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+/** Fast timings for tests; each file may override. */
+export const TEST_NODE_ENV: Record<string, string> = {
+  LOG_LEVEL: 'silent',
+  HEARTBEAT_INTERVAL_MS: '200',
+  HEARTBEAT_TTL_MS: '1000',
+  COMMAND_BLOCK_MS: '200',
+  ESL_RECONNECT_MIN_MS: '50',
+  ESL_RECONNECT_MAX_MS: '500',
+};
+
+export async function startStack(nodeEnv: Record<string, string> = {}): Promise<Stack> {
+  const redisUrl = inject('redisUrl');
+  const redisPrefix = `mn${randomBytes(4).toString('hex')}`;
+  const keys = new RedisKeys(redisPrefix);
+  const api = await buildApp({
+    config: loadApiConfig({
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: redisPrefix,
+      ADMIN_API_KEY: ADMIN_KEY,
+      ALLOW_HTTP_WEBHOOKS: 'true',
+      ALLOW_LOCALHOST_WEBHOOKS: 'true',
+    }),
+  });
+  await api.ready();
+  const redis = new Redis(redisUrl);
+  const events = new EventLog(new Redis(redisUrl), keys.events());
+  const sims: Simulator[] = [];
+  const nodes: MediaNode[] = [];
+
+  const startNode = async (env: Record<string, string> = {}, eslPort?: number) => {
+    let port = eslPort;
+    if (port === undefined) {
+      const own = await startSimulator({ eslPort: 0, httpPort: 0 });
+      sims.push(own);
+      port = own.eslPort;
+    }
+    const node = await startMediaNode(
+      loadMediaNodeConfig({
+        REDIS_URL: redisUrl,
+        REDIS_PREFIX: redisPrefix,
+        NODE_NAME: `node-${randomUUID()}`,
+        FS_ESL_PORT: String(port),
+        ...TEST_NODE_ENV,
+        ...nodeEnv,
+        ...env,
+      }),
+    );
+    nodes.push(node);
+    return node;
+  };
+
+  const sim = await startSimulator({ eslPort: 0, httpPort: 0 });
+  sims.push(sim);
+  const node = await startNode({}, sim.eslPort);
+
+  const inject_ = async (method: 'POST' | 'PUT', url: string, headers: object, body?: unknown) => {
+    const res = await api.inject({
+      method,
+      url,
+      headers: { ...headers, ...(body === undefined ? {} : json) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
+  };
+  const admin = { 'x-admin-api-key': ADMIN_KEY };
+
+  return {
+    api,
+    redis,
+    keys,
+    redisPrefix,
+    sim,
+    control: new SimControl(sim.controlUrl),
+    node,
+    events,
+    startNode,
+    async tenant(options = {}) {
+      const appId = `app_${randomBytes(4).toString('hex')}`;
+      const apiKey = `key-${randomBytes(12).toString('hex')}`;
+      const created = await inject_('POST', `/admin/apps/${appId}`, admin, { api_key: apiKey });
+      if (created.status !== 200) throw new Error(`app not created: ${JSON.stringify(created)}`);
+      for (const kind of ['dids', 'cids'] as const) {
+        const numbers = options[kind];
+        if (!numbers?.length) continue;
+        const put = await inject_('PUT', `/admin/apps/${appId}/${kind}`, admin, numbers);
+        if (put.status !== 200) throw new Error(`${kind} not set: ${JSON.stringify(put)}`);
+      }
+      return { appId, headers: { 'x-app-id': appId, 'x-api-key': apiKey } };
+    },
+    command: (tenant, session, command, body) =>
+      inject_('POST', `/api/v1/sessions/${session}/commands/${command}`, tenant.headers, body),
+    dial: (tenant, body) => inject_('POST', '/api/v1/dial', tenant.headers, body),
+    async close() {
+      await Promise.allSettled(nodes.map((n) => n.close()));
+      await Promise.allSettled(sims.map((s) => s.close()));
+      await events.close();
+      await api.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** A random Israeli mobile number (digits only). */
+export function mobile(): string {
+  return `050${String(Math.floor(Math.random() * 10_000_000)).padStart(7, '0')}`;
+}

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mobile, startStack, type Stack, type Tenant } from './harness.js';
+
+let stack: Stack;
+let tenant: Tenant;
+const did = '0731234567';
+
+beforeAll(async () => {
+  stack = await startStack();
+  tenant = await stack.tenant({ dids: [did] });
+});
+afterAll(() => stack.close());
+
+const sessionOf = (uuid: string) => `${stack.node.prefix}-${uuid}`;
+
+async function inboundCall(caller = mobile()): Promise<string> {
+  const uuid = await stack.control.call(did, caller);
+  const session = sessionOf(uuid);
+  await stack.events.of(session, 'call.new');
+  return session;
+}
+
+describe('inbound calls', () => {
+  it('an inbound call to a routed DID gives call.new with caller_id and did', async () => {
+    const caller = mobile();
+    const uuid = await stack.control.call(did, caller);
+    const session = sessionOf(uuid);
+    const event = await stack.events.of(session, 'call.new');
+    expect(event).toMatchObject({
+      event: 'call.new',
+      session_uuid: session,
+      caller_id: caller,
+      did,
+      app_id: tenant.appId,
+    });
+    expect(await stack.redis.hget(stack.keys.session(session), 'app_id')).toBe(tenant.appId);
+  });
+
+  it('the dialplan variable voicegw_app_id wins over the DID map', async () => {
+    const other = await stack.tenant();
+    const uuid = await stack.control.call('0739999999', mobile(), other.appId);
+    const event = await stack.events.of(sessionOf(uuid), 'call.new');
+    expect(event.app_id).toBe(other.appId);
+  });
+
+  it('a call to a DID no app owns is rejected with CALL_REJECTED and no event', async () => {
+    const before = await rejectedCount();
+    const uuid = await stack.control.call('0738888888', mobile());
+    await until(async () => !(await stack.control.calls()).some((c) => c.uuid === uuid));
+    expect(await rejectedCount()).toBe(before + 1);
+    expect(stack.events.session(sessionOf(uuid))).toEqual([]);
+  });
+
+  it('answer gives call.answered with the command_uid, then command.result success', async () => {
+    const session = await inboundCall();
+    const res = await stack.command(tenant, session, 'answer', { command_uid: 'ans-1' });
+    expect(res.status).toBe(202);
+    const answered = await stack.events.of(session, 'call.answered');
+    expect(answered).toMatchObject({ command_uid: 'ans-1', success: true });
+    const result = await stack.events.of(session, 'command.result');
+    expect(result).toMatchObject({
+      operation_id: res.body.operation_id,
+      command: 'call.answer',
+      command_uid: 'ans-1',
+      success: true,
+    });
+    const names = stack.events.session(session).map((e) => e.event);
+    expect(names).toEqual(['call.new', 'call.answered', 'command.result']);
+  });
+
+  it('hangup gives command.result at once, then call.hangup completed with its duration', async () => {
+    const session = await inboundCall();
+    await stack.command(tenant, session, 'answer');
+    await stack.events.of(session, 'command.result');
+    const res = await stack.command(tenant, session, 'hangup', { command_uid: 'bye-1' });
+    expect(res.status).toBe(202);
+    const hangup = await stack.events.of(session, 'call.hangup');
+    expect(hangup).toMatchObject({ hangup_cause: 'completed', duration_seconds: 0 });
+    const names = stack.events.session(session).map((e) => e.event);
+    expect(names.slice(-2)).toEqual(['command.result', 'call.hangup']);
+    expect(stack.events.session(session).at(-2)).toMatchObject({
+      command: 'call.hangup',
+      command_uid: 'bye-1',
+      success: true,
+    });
+    expect(await stack.redis.hget(stack.keys.session(session), 'ended_at')).not.toBeNull();
+  });
+
+  it('hangup with a cause reports the mapped hangup_cause', async () => {
+    const session = await inboundCall();
+    await stack.command(tenant, session, 'hangup', { cause: 'USER_BUSY' });
+    expect(await stack.events.of(session, 'call.hangup')).toMatchObject({ hangup_cause: 'busy' });
+  });
+
+  it('the caller hanging up before an answer ends the session as no_answer', async () => {
+    const uuid = await stack.control.call(did, mobile());
+    const session = sessionOf(uuid);
+    await stack.events.of(session, 'call.new');
+    await stack.control.hangup(uuid, 'ORIGINATOR_CANCEL');
+    expect(await stack.events.of(session, 'call.hangup')).toMatchObject({
+      hangup_cause: 'no_answer',
+      duration_seconds: 0,
+    });
+  });
+
+  it('disconnect returns the call to the dialplan with command.result at once', async () => {
+    const session = await inboundCall();
+    const res = await stack.command(tenant, session, 'disconnect', { command_uid: 'dc-1' });
+    expect(res.status).toBe(202);
+    expect(await stack.events.of(session, 'command.result')).toMatchObject({
+      command: 'call.disconnect',
+      command_uid: 'dc-1',
+      success: true,
+    });
+  });
+
+  it('a command for a session that has ended reports success false', async () => {
+    const session = await inboundCall();
+    await stack.command(tenant, session, 'hangup');
+    await stack.events.of(session, 'call.hangup');
+    const res = await stack.command(tenant, session, 'answer', { command_uid: 'late' });
+    if (res.status !== 202) return; // the api may already refuse an ended session
+    const result = await stack.events.waitFor(
+      (e) => e.session_uuid === session && e.command_uid === 'late',
+    );
+    expect(result).toMatchObject({ event: 'command.result', success: false });
+  });
+});
+
+async function rejectedCount(): Promise<number> {
+  const metric = await stack.node.metrics.inboundCalls.get();
+  return metric.values.find((v) => v.labels.outcome === 'rejected')?.value ?? 0;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
