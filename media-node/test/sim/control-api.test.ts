@@ -22,7 +22,11 @@ afterAll(async () => {
 
 describe('inbound calls', () => {
   it('POST /sim/calls parks an unanswered inbound channel carrying voicegw_app_id', async () => {
-    const res = await control(sim, 'POST', '/sim/calls', { to: '+15550001', from: '+15550002', app_id: 'app-1' });
+    const res = await control(sim, 'POST', '/sim/calls', {
+      to: '+15550001',
+      from: '+15550002',
+      app_id: 'app-1',
+    });
     expect(res.status).toBe(201);
     const uuid = res.json.uuid as string;
     const park = await client.waitEvent('CHANNEL_PARK', uuid);
@@ -34,7 +38,9 @@ describe('inbound calls', () => {
     expect(client.sequence(uuid)).toEqual(['CHANNEL_CREATE', 'CHANNEL_EXECUTE', 'CHANNEL_PARK']);
     const list = await control(sim, 'GET', '/sim/calls');
     expect(list.json.calls).toEqual(
-      expect.arrayContaining([expect.objectContaining({ uuid, app_id: 'app-1', answer_state: 'ringing' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ uuid, app_id: 'app-1', answer_state: 'ringing' }),
+      ]),
     );
   });
 
@@ -66,13 +72,20 @@ describe('inbound calls', () => {
     expect(bad.status).toBe(400);
     expect(bad.json.error).toBe('invalid_request');
     const digits = await control(sim, 'POST', `/sim/calls/${randomUUID()}/dtmf`, { digits: '12' });
-    expect(digits).toEqual({ status: 404, json: { error: 'call_not_found', message: 'No such call' } });
-    const badDigits = await control(sim, 'POST', `/sim/calls/${randomUUID()}/dtmf`, { digits: 'xyz' });
+    expect(digits).toEqual({
+      status: 404,
+      json: { error: 'call_not_found', message: 'No such call' },
+    });
+    const badDigits = await control(sim, 'POST', `/sim/calls/${randomUUID()}/dtmf`, {
+      digits: 'xyz',
+    });
     expect(badDigits.status).toBe(400);
     const behavior = await control(sim, 'PUT', '/sim/numbers/123', { behavior: 'maybe' });
     expect(behavior.status).toBe(400);
     const cause = await control(sim, 'POST', '/sim/calls', { to: '1', from: '2' });
-    const hang = await control(sim, 'POST', `/sim/calls/${cause.json.uuid as string}/hangup`, { cause: 'NOPE' });
+    const hang = await control(sim, 'POST', `/sim/calls/${cause.json.uuid as string}/hangup`, {
+      cause: 'NOPE',
+    });
     expect(hang.status).toBe(400);
   });
 });
@@ -98,7 +111,11 @@ describe('DTMF and play_and_get_digits', () => {
 
   it('digits with a terminator: success, digits without terminator, barge-in', async () => {
     const uuid = await answeredInbound();
-    await pagd(uuid, `1 4 1 3000 # ${media.base}/tone3s.wav silence_stream://100 in \\d+ 2000`, '42#');
+    await pagd(
+      uuid,
+      `1 4 1 3000 # ${media.base}/tone3s.wav silence_stream://100 in \\d+ 2000`,
+      '42#',
+    );
     expect(await client.api(`uuid_getvar ${uuid} in`)).toBe('42');
     expect(await client.api(`uuid_getvar ${uuid} read_result`)).toBe('success');
     expect(await client.api(`uuid_getvar ${uuid} read_terminator_used`)).toBe('#');
@@ -123,7 +140,11 @@ describe('DTMF and play_and_get_digits', () => {
 
   it('invalid entry is kept in <var>_invalid and fails after the last try', async () => {
     const uuid = await answeredInbound();
-    await pagd(uuid, `2 4 1 2000 # silence_stream://2000 silence_stream://50 v ^1\\d+$ 1000`, '55#');
+    await pagd(
+      uuid,
+      `2 4 1 2000 # silence_stream://2000 silence_stream://50 v ^1\\d+$ 1000`,
+      '55#',
+    );
     expect(await client.api(`uuid_getvar ${uuid} v_invalid`)).toBe('55');
     expect(await client.api(`uuid_getvar ${uuid} read_result`)).toBe('failure');
     expect(await client.api(`uuid_getvar ${uuid} v`)).toBe('_undef_');

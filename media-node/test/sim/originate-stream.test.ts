@@ -31,7 +31,10 @@ describe('originate outcomes', () => {
   ])('%s → -ERR %s after ringing, with the hangup events of the leg', async (behavior, cause) => {
     const number = `+1555${Math.floor(Math.random() * 1e6)}`;
     const put = await control(sim, 'PUT', `/sim/numbers/${number}`, { behavior, ring_ms: 100 });
-    expect(put).toEqual({ status: 200, json: { number, behavior, ring_ms: 100, early_media: false } });
+    expect(put).toEqual({
+      status: 200,
+      json: { number, behavior, ring_ms: 100, early_media: false },
+    });
     const uuid = randomUUID();
     expect(await client.bgapi(dial(uuid, number))).toBe(`-ERR ${cause}\n`);
     expect(client.sequence(uuid)).toEqual([
@@ -43,13 +46,19 @@ describe('originate outcomes', () => {
       'CHANNEL_HANGUP_COMPLETE',
       'CHANNEL_DESTROY',
     ]);
-    const done = client.events.find((e) => e['Unique-ID'] === uuid && e['Event-Name'] === 'CHANNEL_HANGUP_COMPLETE');
+    const done = client.events.find(
+      (e) => e['Unique-ID'] === uuid && e['Event-Name'] === 'CHANNEL_HANGUP_COMPLETE',
+    );
     expect(done?.variable_hangup_cause).toBe(cause);
   });
 
   it('answer with early media: progress, progress media, answer, then the job result and park', async () => {
     const number = '+15557770000';
-    await control(sim, 'PUT', `/sim/numbers/${number}`, { behavior: 'answer', ring_ms: 150, early_media: true });
+    await control(sim, 'PUT', `/sim/numbers/${number}`, {
+      behavior: 'answer',
+      ring_ms: 150,
+      early_media: true,
+    });
     const uuid = randomUUID();
     const started = performance.now();
     expect(await client.bgapi(dial(uuid, number))).toBe(`+OK ${uuid}\n`);
@@ -90,7 +99,9 @@ describe('originate outcomes', () => {
 
   it('error/<cause> fails at once with no channel events', async () => {
     const uuid = randomUUID();
-    expect(await client.api(`originate {origination_uuid=${uuid}}error/user_busy &park()`)).toBe('-ERR USER_BUSY\n');
+    expect(await client.api(`originate {origination_uuid=${uuid}}error/user_busy &park()`)).toBe(
+      '-ERR USER_BUSY\n',
+    );
     expect(client.sequence(uuid)).toEqual([]);
   });
 });
@@ -116,8 +127,14 @@ describe('uuid_audio_stream', () => {
     await client.waitEvent('CHANNEL_PARK', uuid);
     await client.api(`uuid_answer ${uuid}`);
     const url = `ws://127.0.0.1:${port}/rec`;
-    expect(await client.api(`uuid_audio_stream ${uuid} start ${url} mono 16k {"session":"s1"}`)).toBe('+OK Success\n');
-    const connect = await client.waitEvent('CUSTOM', uuid, (e) => e['Event-Subclass'] === 'mod_audio_stream::connect');
+    expect(
+      await client.api(`uuid_audio_stream ${uuid} start ${url} mono 16k {"session":"s1"}`),
+    ).toBe('+OK Success\n');
+    const connect = await client.waitEvent(
+      'CUSTOM',
+      uuid,
+      (e) => e['Event-Subclass'] === 'mod_audio_stream::connect',
+    );
     expect(JSON.parse(connect._body ?? '{}')).toEqual({ status: 'connected' });
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, 500));
@@ -130,7 +147,11 @@ describe('uuid_audio_stream', () => {
     expect(frames.length).toBeGreaterThan(expected * 0.7);
     expect(frames.length).toBeLessThan(expected * 1.3 + 2);
     expect(frames.some((f) => f.readInt16LE(20) !== 0)).toBe(true);
-    await client.waitEvent('CUSTOM', uuid, (e) => e['Event-Subclass'] === 'mod_audio_stream::disconnect');
+    await client.waitEvent(
+      'CUSTOM',
+      uuid,
+      (e) => e['Event-Subclass'] === 'mod_audio_stream::disconnect',
+    );
     await client.api(`uuid_kill ${uuid}`);
     wss.close();
   });
@@ -139,8 +160,12 @@ describe('uuid_audio_stream', () => {
     const { json } = await control(sim, 'POST', '/sim/calls', { to: '1', from: '2' });
     const uuid = json.uuid as string;
     await client.waitEvent('CHANNEL_PARK', uuid);
-    expect(await client.api(`uuid_audio_stream ${uuid} start ws://127.0.0.1:1/x quad 8k`)).toBe('-ERR Operation Failed\n');
-    expect(await client.api(`uuid_audio_stream ${randomUUID()} start ws://127.0.0.1:1/x mono 8k`)).toBe('-ERR No such channel!\n');
+    expect(await client.api(`uuid_audio_stream ${uuid} start ws://127.0.0.1:1/x quad 8k`)).toBe(
+      '-ERR Operation Failed\n',
+    );
+    expect(
+      await client.api(`uuid_audio_stream ${randomUUID()} start ws://127.0.0.1:1/x mono 8k`),
+    ).toBe('-ERR No such channel!\n');
     await client.api(`uuid_kill ${uuid}`);
   });
 });

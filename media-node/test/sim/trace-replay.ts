@@ -31,7 +31,7 @@ export async function closedUrl(): Promise<string> {
 
 export interface ReplayResult {
   readonly replies: Array<{ step: Step; reply: string; jobResult?: string }>;
-  normalize(v: string): string;
+  readonly normalize: (v: string) => string;
 }
 
 export async function replay(
@@ -59,7 +59,9 @@ export async function replay(
   const simB = async (traceB: string): Promise<string> => {
     const a = fixture.bLegs[traceB];
     if (!a) return traceB;
-    const ev = await client.waitFor((e) => e.variable_other_loopback_leg_uuid === a && e['Unique-ID'] !== a);
+    const ev = await client.waitFor(
+      (e) => e.variable_other_loopback_leg_uuid === a && e['Unique-ID'] !== a,
+    );
     return ev['Unique-ID'] ?? traceB;
   };
   const substitute = async (s: string): Promise<string> => {
@@ -82,7 +84,11 @@ export async function replay(
     if (step.after?.length) {
       for (const id of step.after) {
         if (jobDone.has(id)) await jobDone.get(id);
-        else await client.waitFor((e) => e['Event-Name'] === 'CHANNEL_EXECUTE_COMPLETE' && e['Application-UUID'] === id, 30_000);
+        else
+          await client.waitFor(
+            (e) => e['Event-Name'] === 'CHANNEL_EXECUTE_COMPLETE' && e['Application-UUID'] === id,
+            30_000,
+          );
       }
       anchor = performance.now();
     }
@@ -116,10 +122,16 @@ export async function replay(
 
 /** Event-UUIDs the client chose (sendmsg) are compared; ones FreeSWITCH generated are not. */
 function clientUuids(fixture: Fixture): Set<string> {
-  return new Set(fixture.steps.map((s) => s.headers?.['Event-UUID']).filter((u): u is string => !!u));
+  return new Set(
+    fixture.steps.map((s) => s.headers?.['Event-UUID']).filter((u): u is string => !!u),
+  );
 }
 
-export function keyHeaders(e: Ev, fixture: Fixture, normalize: (v: string) => string): Record<string, string> {
+export function keyHeaders(
+  e: Ev,
+  fixture: Fixture,
+  normalize: (v: string) => string,
+): Record<string, string> {
   const own = clientUuids(fixture);
   const out: Record<string, string> = {};
   for (const h of KEY_HEADERS) {
@@ -130,9 +142,19 @@ export function keyHeaders(e: Ev, fixture: Fixture, normalize: (v: string) => st
   return out;
 }
 
-export function legEvents(events: Ev[], uuid: string, fixture: Fixture, normalize: (v: string) => string) {
+export function legEvents(
+  events: Ev[],
+  uuid: string,
+  fixture: Fixture,
+  normalize: (v: string) => string,
+) {
   return events
-    .filter((e) => e['Unique-ID'] === uuid && !SKIPPED_EVENTS.has(e['Event-Name'] ?? '') && e['Event-Name'] !== 'CUSTOM')
+    .filter(
+      (e) =>
+        e['Unique-ID'] === uuid &&
+        !SKIPPED_EVENTS.has(e['Event-Name'] ?? '') &&
+        e['Event-Name'] !== 'CUSTOM',
+    )
     .map((e) => keyHeaders(e, fixture, normalize));
 }
 
@@ -140,7 +162,8 @@ export function expectedLeg(fixture: Fixture, uuid: string) {
   const own = clientUuids(fixture);
   return (fixture.legs[uuid] ?? []).map((h) => {
     const copy = { ...h };
-    if (copy['Application-UUID'] && !own.has(copy['Application-UUID'])) copy['Application-UUID'] = '<generated>';
+    if (copy['Application-UUID'] && !own.has(copy['Application-UUID']))
+      copy['Application-UUID'] = '<generated>';
     return copy;
   });
 }
