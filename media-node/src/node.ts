@@ -49,6 +49,8 @@ export interface MediaNode {
   close(options?: CloseOptions): Promise<void>;
   /** Runs one orphan sweep now (tests and operators). */
   sweep(): Promise<void>;
+  /** Resolves when the resync after the latest (re)connect is done. */
+  synced(): Promise<void>;
 }
 
 const COMMAND_GROUP = 'media-node';
@@ -177,6 +179,7 @@ export async function startMediaNode(
     sessions: node.sessions,
     esl: node.esl,
     sweep: () => sweeper.sweep(),
+    synced: () => synced,
     close,
     drain: async () => {
       node.draining = true;
@@ -193,7 +196,7 @@ async function drained(node: Runtime, timeoutMs: number): Promise<void> {
   if (!(await emptied(node.sessions, timeoutMs))) {
     node.log.warn({ active: node.sessions.size }, 'drain deadline: hanging up the rest');
     await Promise.allSettled(
-      node.sessions.all().map((s) => node.esl.api(`uuid_kill ${s.channel.uuid} SYSTEM_SHUTDOWN`)),
+      node.sessions.all().map((s) => node.esl.api(`uuid_kill ${s.channel.uuid} MANAGER_REQUEST`)),
     );
     await emptied(node.sessions, 5000);
   }

@@ -153,12 +153,20 @@ export interface Proxy {
   readonly port: number;
   /** Resets every open connection. */
   cut(): void;
+  /** Cuts every connection and refuses new ones until `up()`. */
+  down(): void;
+  up(): void;
   close(): Promise<void>;
 }
 
 export async function startProxy(targetPort: number): Promise<Proxy> {
   const sockets = new Set<Socket>();
+  let refusing = false;
   const server: Server = createServer((client) => {
+    if (refusing) {
+      client.resetAndDestroy();
+      return;
+    }
     const upstream = connect(targetPort, '127.0.0.1');
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -170,10 +178,18 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
     upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const cut = (): void => {
+    for (const s of sockets) s.resetAndDestroy();
+  };
   return {
     port: (server.address() as AddressInfo).port,
-    cut: () => {
-      for (const s of sockets) s.resetAndDestroy();
+    cut,
+    down: () => {
+      refusing = true;
+      cut();
+    },
+    up: () => {
+      refusing = false;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -191,9 +207,17 @@ export interface Stack {
   readonly sim: Simulator;
   readonly control: SimControl;
   readonly node: MediaNode;
+  /** The proxy between the node and the simulator, when started `viaProxy`. */
+  readonly proxy: Proxy | undefined;
   readonly events: EventLog;
-  /** Starts another media node on this Redis (its own simulator unless `eslPort` is given). */
-  startNode(env?: Record<string, string>, eslPort?: number): Promise<MediaNode>;
+  /**
+   * Starts another media node on this Redis, with a simulator of its own (`control`), or on the
+   * stack's simulator when `shareSimulator` is set.
+   */
+  startNode(
+    env?: Record<string, string>,
+    shareSimulator?: boolean,
+  ): Promise<{ node: MediaNode; control: SimControl }>;
   /** Creates an app through the admin API, with its DIDs and caller IDs. */
   tenant(options?: { dids?: string[]; cids?: string[] }): Promise<Tenant>;
   /** POSTs a session command through the api. */
@@ -217,7 +241,15 @@ export const TEST_NODE_ENV: Record<string, string> = {
   ESL_RECONNECT_MAX_MS: '500',
 };
 
-export async function startStack(nodeEnv: Record<string, string> = {}): Promise<Stack> {
+export interface StackOptions {
+  /** Environment of every media node of the stack, over TEST_NODE_ENV. */
+  readonly nodeEnv?: Record<string, string>;
+  /** Connect the first node to its simulator through a TCP proxy the test can cut. */
+  readonly viaProxy?: boolean;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const nodeEnv = options.nodeEnv ?? {};
   const redisUrl = inject('redisUrl');
   const redisPrefix = `mn${randomBytes(4).toString('hex')}`;
   const keys = new RedisKeys(redisPrefix);
@@ -236,13 +268,7 @@ export async function startStack(nodeEnv: Record<string, string> = {}): Promise<
   const sims: Simulator[] = [];
   const nodes: MediaNode[] = [];
 
-  const startNode = async (env: Record<string, string> = {}, eslPort?: number) => {
-    let port = eslPort;
-    if (port === undefined) {
-      const own = await startSimulator({ eslPort: 0, httpPort: 0 });
-      sims.push(own);
-      port = own.eslPort;
-    }
+  const launch = async (port: number, env: Record<string, string>): Promise<MediaNode> => {
     const node = await startMediaNode(
       loadMediaNodeConfig({
         REDIS_URL: redisUrl,
@@ -260,7 +286,16 @@ export async function startStack(nodeEnv: Record<string, string> = {}): Promise<
 
   const sim = await startSimulator({ eslPort: 0, httpPort: 0 });
   sims.push(sim);
-  const node = await startNode({}, sim.eslPort);
+  const control = new SimControl(sim.controlUrl);
+  const proxy = options.viaProxy ? await startProxy(sim.eslPort) : undefined;
+  const node = await launch(proxy?.port ?? sim.eslPort, {});
+
+  const startNode = async (env: Record<string, string> = {}, shareSimulator = false) => {
+    if (shareSimulator) return { node: await launch(sim.eslPort, env), control };
+    const own = await startSimulator({ eslPort: 0, httpPort: 0 });
+    sims.push(own);
+    return { node: await launch(own.eslPort, env), control: new SimControl(own.controlUrl) };
+  };
 
   const inject_ = async (method: 'POST' | 'PUT', url: string, headers: object, body?: unknown) => {
     const res = await api.inject({
@@ -279,8 +314,9 @@ export async function startStack(nodeEnv: Record<string, string> = {}): Promise<
     keys,
     redisPrefix,
     sim,
-    control: new SimControl(sim.controlUrl),
+    control,
     node,
+    proxy,
     events,
     startNode,
     async tenant(options = {}) {
@@ -301,6 +337,7 @@ export async function startStack(nodeEnv: Record<string, string> = {}): Promise<
     dial: (tenant, body) => inject_('POST', '/api/v1/dial', tenant.headers, body),
     async close() {
       await Promise.allSettled(nodes.map((n) => n.close()));
+      await proxy?.close();
       await Promise.allSettled(sims.map((s) => s.close()));
       await events.close();
       await api.close();

@@ -1,0 +1,98 @@
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mobile, startStack, type Stack, type Tenant } from './harness.js';
+
+let stack: Stack;
+let tenant: Tenant;
+const did = '0737654321';
+
+beforeAll(async () => {
+  stack = await startStack({
+    viaProxy: true,
+    nodeEnv: { ORPHAN_TIMEOUT_MS: '300', SWEEP_INTERVAL_MS: '100' },
+  });
+  tenant = await stack.tenant({ dids: [did] });
+});
+afterAll(() => stack.close());
+
+async function inboundCall(): Promise<{ uuid: string; session: string }> {
+  const uuid = await stack.control.call(did, mobile());
+  const session = `${stack.node.prefix}-${uuid}`;
+  await stack.events.of(session, 'call.new');
+  return { uuid, session };
+}
+
+/** Cuts the event socket and waits until the node is back and resynchronised. */
+async function outage(during: () => Promise<void> = async () => undefined): Promise<void> {
+  const proxy = stack.proxy!;
+  const lost = once(stack.node.esl, 'disconnected');
+  proxy.down();
+  await lost;
+  await during();
+  const back = once(stack.node.esl, 'connected');
+  proxy.up();
+  await back;
+  await stack.node.synced();
+}
+
+describe('event socket connection drops', () => {
+  it('a dropped connection is survived: the call is kept and commands work after reconnect', async () => {
+    const { session } = await inboundCall();
+    await outage();
+    const res = await stack.command(tenant, session, 'answer', { command_uid: 'after-drop' });
+    expect(res.status).toBe(202);
+    expect(await stack.events.of(session, 'call.answered')).toMatchObject({
+      command_uid: 'after-drop',
+      success: true,
+    });
+    await stack.command(tenant, session, 'hangup');
+    expect(await stack.events.of(session, 'call.hangup')).toMatchObject({
+      hangup_cause: 'completed',
+    });
+  });
+
+  it('a reset connection (no goodbye) reconnects by itself', async () => {
+    const { session } = await inboundCall();
+    const back = once(stack.node.esl, 'connected');
+    stack.proxy!.cut();
+    await back;
+    await stack.node.synced();
+    await stack.command(tenant, session, 'hangup', { command_uid: 'after-reset' });
+    expect(await stack.events.of(session, 'call.hangup')).toMatchObject({
+      hangup_cause: 'completed',
+    });
+  });
+
+  it('a call that ended while disconnected gets one synthetic call.hangup after the orphan timeout', async () => {
+    const { uuid, session } = await inboundCall();
+    await outage(() => stack.control.hangup(uuid));
+    const hangup = await stack.events.of(session, 'call.hangup', 3000);
+    expect(hangup).toMatchObject({ hangup_cause: 'failed', duration_seconds: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(stack.events.session(session).filter((e) => e.event === 'call.hangup')).toHaveLength(1);
+  });
+
+  it('while disconnected, commands report success false instead of hanging', async () => {
+    const { session } = await inboundCall();
+    const proxy = stack.proxy!;
+    const lost = once(stack.node.esl, 'disconnected');
+    proxy.down();
+    await lost;
+    try {
+      const res = await stack.command(tenant, session, 'answer', { command_uid: 'offline' });
+      expect(res.status).toBe(202);
+      expect(
+        await stack.events.waitFor(
+          (e) => e.session_uuid === session && e.command_uid === 'offline',
+        ),
+      ).toMatchObject({ event: 'command.result', success: false });
+    } finally {
+      const back = once(stack.node.esl, 'connected');
+      proxy.up();
+      await back;
+      await stack.node.synced();
+    }
+    await stack.command(tenant, session, 'hangup');
+    await stack.events.of(session, 'call.hangup');
+  });
+});

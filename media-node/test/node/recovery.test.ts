@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mobile, startStack, type Stack, type Tenant } from './harness.js';
+
+let stack: Stack;
+let tenant: Tenant;
+const did = '0735550000';
+
+beforeAll(async () => {
+  stack = await startStack({
+    nodeEnv: {
+      COMMAND_CLAIM_IDLE_MS: '200',
+      COMMAND_CLAIM_INTERVAL_MS: '100',
+      ORPHAN_TIMEOUT_MS: '500',
+      SWEEP_INTERVAL_MS: '100',
+    },
+  });
+  tenant = await stack.tenant({ dids: [did] });
+});
+afterAll(() => stack.close());
+
+describe('a media node that dies', () => {
+  it('a restarted node adopts its live calls and executes the command a dead consumer left pending', async () => {
+    const first = stack.node;
+    const uuid = await stack.control.call(did, mobile());
+    const session = `${first.prefix}-${uuid}`;
+    await stack.events.of(session, 'call.new');
+
+    // The node dies without a goodbye (its heartbeat lives on until its TTL)...
+    await first.close({ retire: false });
+    const res = await stack.command(tenant, session, 'answer', { command_uid: 'claimed' });
+    expect(res.status).toBe(202);
+    // ...and a consumer of the dead process had read the command but never acknowledged it.
+    const stream = stack.keys.commandStream(first.prefix);
+    const read = (await stack.redis.xreadgroup(
+      'GROUP',
+      'media-node',
+      'dead-consumer',
+      'COUNT',
+      10,
+      'STREAMS',
+      stream,
+      '>',
+    )) as [string, [string, string[]][]][];
+    expect(read[0]![1]).toHaveLength(1);
+
+    // The same node name comes back (same prefix), on the same FreeSWITCH.
+    const { node: second } = await stack.startNode({ NODE_NAME: first.name }, true);
+    expect(second.prefix).toBe(first.prefix);
+    expect(second.sessions.get(session)).toBeDefined();
+    expect(await stack.events.of(session, 'call.answered', 3000)).toMatchObject({
+      command_uid: 'claimed',
+      success: true,
+    });
+    expect(await stack.events.of(session, 'command.result')).toMatchObject({ success: true });
+    await until(async () => Number((await stack.redis.xpending(stream, 'media-node'))[0]) === 0);
+
+    await stack.command(tenant, session, 'hangup');
+    expect(await stack.events.of(session, 'call.hangup')).toMatchObject({
+      hangup_cause: 'completed',
+    });
+    await second.close();
+  });
+
+  it('killing a node mid-call yields exactly one synthetic call.hangup, from one of two sweepers', async () => {
+    const { node: victim, control } = await stack.startNode();
+    const sweepers = [(await stack.startNode()).node, (await stack.startNode()).node];
+    const uuid = await control.call(did, mobile());
+    const session = `${victim.prefix}-${uuid}`;
+    await stack.events.of(session, 'call.new');
+    await stack.command(tenant, session, 'answer');
+    await stack.events.of(session, 'call.answered');
+
+    await victim.close(); // no drain; the heartbeat is deleted
+    const refused = await stack.command(tenant, session, 'hangup');
+    expect(refused.status).toBe(404);
+
+    const hangup = await stack.events.of(session, 'call.hangup', 4000);
+    expect(hangup).toMatchObject({ hangup_cause: 'failed', duration_seconds: 0 });
+    await Promise.all(sweepers.map((s) => s.sweep()));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const hangups = stack.events.session(session).filter((e) => e.event === 'call.hangup');
+    expect(hangups).toHaveLength(1);
+    expect(await stack.redis.hget(stack.keys.session(session), 'end_reason')).toBe('orphaned');
+    expect(await stack.redis.sismember(stack.keys.nodeSessions(victim.prefix), session)).toBe(0);
+  });
+});
+
+async function until(check: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
