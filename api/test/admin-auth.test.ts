@@ -5,8 +5,15 @@ import { ADMIN_KEY, startApi, type TestApi } from './helpers.js';
 let api: TestApi;
 let unconfigured: TestApi;
 
+// These tests walk every admin route with bad keys from one client address; the unauthenticated
+// window is widened so that they see the 401s (the last test checks the window itself).
+const WIDE = { RATE_LIMIT_UNAUTHENTICATED_PER_SECOND: '100000' };
+
 beforeAll(async () => {
-  [api, unconfigured] = await Promise.all([startApi(), startApi({ ADMIN_API_KEY: '' })]);
+  [api, unconfigured] = await Promise.all([
+    startApi(WIDE),
+    startApi({ ...WIDE, ADMIN_API_KEY: '' }),
+  ]);
 });
 afterAll(() => Promise.all([api.close(), unconfigured.close()]));
 
@@ -135,6 +142,29 @@ describe('admin authentication', () => {
     for (const target of [api, unconfigured]) {
       expect((await target.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
       expect((await target.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    }
+  });
+
+  it('failed admin keys count against the unauthenticated window (10/s): a burst gets 429', async () => {
+    const strict = await startApi();
+    try {
+      // 25 quick attempts span at most two 1 s windows, so at most 20 can be answered 401.
+      const replies = [];
+      for (let i = 0; i < 25; i++) {
+        replies.push(
+          await strict.app.inject({
+            url: '/admin/health',
+            headers: { 'x-admin-api-key': `wrong-key-${i}-0123456789` },
+          }),
+        );
+      }
+      const limited = replies.filter((r) => r.statusCode === 429);
+      expect(replies.filter((r) => r.statusCode === 401).length).toBeLessThanOrEqual(20);
+      expect(limited.length).toBeGreaterThanOrEqual(5);
+      expect(limited[0]?.json()).toEqual({ success: false, error: 'Rate limit exceeded' });
+      expect(Number(limited[0]?.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    } finally {
+      await strict.close();
     }
   });
 });

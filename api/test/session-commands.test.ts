@@ -245,6 +245,14 @@ describe('rejections', () => {
     expect(textType.json().error).toBe('Content-Type must be application/json');
   });
 
+  it('a non-JSON body on a command whose body is optional answers 415', async () => {
+    const res = await post(await newSession(), 'hangup', 'cause=USER_BUSY', {
+      'content-type': 'text/plain',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({ success: false, error: 'Content-Type must be application/json' });
+  });
+
   it('a body over 64 KiB answers 413', async () => {
     const res = await post(await newSession(), 'playback/start', {
       urls: [URL],

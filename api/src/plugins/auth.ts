@@ -78,8 +78,12 @@ export default fp(
       const expected = config.ADMIN_API_KEY;
       if (expected === undefined) throw new GatewayError('ADMIN_NOT_CONFIGURED');
       const given = header(request, 'x-admin-api-key');
-      if (given === undefined || given === '') throw new GatewayError('MISSING_ADMIN_KEY');
-      if (!secretsEqual(given, expected)) throw new GatewayError('INVALID_ADMIN_KEY');
+      if (given === undefined || given === '' || !secretsEqual(given, expected)) {
+        // The admin key is worth more than an app key: failures count against the same
+        // unauthenticated window.
+        await app.rateLimiter.unauthenticated(request);
+        throw new GatewayError(given ? 'INVALID_ADMIN_KEY' : 'MISSING_ADMIN_KEY');
+      }
     });
   },
   { name: 'auth', dependencies: ['infrastructure', 'rate-limit'] },

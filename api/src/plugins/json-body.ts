@@ -23,7 +23,9 @@ const isJson = (contentType: string | undefined): boolean =>
  */
 export default fp(
   async (app) => {
-    app.removeContentTypeParser('application/json');
+    // JSON is the only body the api takes: without fastify's text/plain parser, any other
+    // content type is refused with 415 on every route, bodyless or not.
+    app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
       const text = (body as string).trim();
       if (text === '') return done(null, undefined);

@@ -33,11 +33,15 @@ export function sanitizeErrorMessage(error: Error): string {
     .slice(0, 300);
 }
 
-/** Every 5xx the api answers, kept in a capped Redis list shared by all replicas. */
+/**
+ * Every 5xx the api answers, kept in a capped Redis list shared by all replicas. Errors that
+ * cannot be written (Redis is often the cause of a 5xx) are kept in process and listed too.
+ */
 export default fp(
   async (app) => {
     const key = app.keys.recentErrors();
     const max = app.config.RECENT_ERRORS_MAX;
+    const unsaved: RecentError[] = [];
 
     app.onServerError = (request: FastifyRequest, status: number, error: Error) => {
       const entry: RecentError = {
@@ -55,13 +59,25 @@ export default fp(
         .lpush(key, JSON.stringify(entry))
         .ltrim(key, 0, max - 1)
         .exec()
-        .catch((err: unknown) => request.log.warn({ err }, 'could not record the error'));
+        .catch((err: unknown) => {
+          request.log.warn({ err }, 'recent error kept in process only');
+          unsaved.unshift(entry);
+          unsaved.length = Math.min(unsaved.length, max);
+        });
     };
 
     app.decorate('recentErrors', {
       async list() {
-        const raw = await app.redis.lrange(key, 0, max - 1);
-        return raw.map((line) => JSON.parse(line) as RecentError);
+        let stored: RecentError[] = [];
+        try {
+          const raw = await app.redis.lrange(key, 0, max - 1);
+          stored = raw.map((line) => JSON.parse(line) as RecentError);
+        } catch (err) {
+          app.log.warn({ err }, 'recent errors read from this process only');
+        }
+        return [...stored, ...unsaved]
+          .sort((a, b) => b.timestamp.localeCompare(a.timestamp))
+          .slice(0, max);
       },
     });
   },
