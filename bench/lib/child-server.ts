@@ -1,13 +1,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from '@voicegw/shared';
 import { isListeningMessage } from '../servers/protocol.js';
+import { processCpuMs } from './cpu-time.js';
 
 /** A server under test, running in a child process of its own (a core of its own on 2 cores). */
 export interface ChildServer {
   readonly name: string;
   readonly pid: number;
   readonly origin: string;
+  /** CPU time the child has used so far (ms); undefined where it cannot be read. */
+  cpuMs(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -15,7 +19,7 @@ export interface ChildServerOptions {
   /** File under bench/servers/, e.g. `api-server.ts`. */
   readonly file: string;
   readonly env?: Readonly<Record<string, string>>;
-  /** Write a V8 CPU profile of the child here when it stops. */
+  /** Write a V8 CPU profile of the child to `<dir>/<file name>/` when it stops. */
   readonly cpuProfileDir?: string | undefined;
 }
 
@@ -26,7 +30,8 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
   const script = fileURLToPath(new URL(`../servers/${options.file}`, import.meta.url));
   const execArgv = ['--import', 'tsx'];
   if (options.cpuProfileDir !== undefined) {
-    execArgv.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`);
+    const dir = join(options.cpuProfileDir, basename(options.file, '.ts'));
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
   }
   const child = fork(script, [], {
     execArgv,
@@ -38,6 +43,7 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     name: options.file,
     pid: child.pid ?? -1,
     origin: `http://127.0.0.1:${port}`,
+    cpuMs: () => (child.pid === undefined ? undefined : processCpuMs(child.pid)),
     stop: () => stopChild(child),
   };
 }

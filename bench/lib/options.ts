@@ -10,7 +10,7 @@ export interface BenchOptions {
   readonly connections: number;
   /** Scenario names to run; empty runs all. */
   readonly only: readonly string[];
-  /** Directory for `--cpu-prof` of the system under test; undefined: no profiling. */
+  /** Directory for `--cpu-prof` of every server under test; undefined: no profiling. */
   readonly cpuProfileDir: string | undefined;
 }
 
@@ -19,7 +19,7 @@ export const USAGE = `npm run bench [-- options]
   --warmup <s>        seconds of warm-up per target  (BENCH_WARMUP, default 3)
   --connections <n>   concurrent connections         (BENCH_CONNECTIONS, default 50)
   --scenario <name>   run only this scenario, may repeat (BENCH_SCENARIO, comma-separated)
-  --cpu-prof <dir>    write a V8 CPU profile of the system under test (BENCH_CPU_PROF)
+  --cpu-prof <dir>    V8 CPU profiles of the servers under test, one folder each (BENCH_CPU_PROF)
   --help`;
 
 export class OptionsError extends Error {
