@@ -74,6 +74,32 @@ export const MediaNodeEnv = Type.Object({
     default: 'default',
     description: 'Context of that extension.',
   }),
+  PLAYBACK_CACHE_DIR: Type.String({
+    default: '/tmp/voicegw-media',
+    description: 'Where fetched audio is cached (a subdirectory per node, emptied at start).',
+  }),
+  PLAYBACK_FS_DIR: Type.Optional(
+    Type.String({
+      description:
+        'The cache directory as FreeSWITCH sees it, when a shared volume is mounted elsewhere.',
+    }),
+  ),
+  PLAYBACK_CACHE_MAX_BYTES: Type.Integer({
+    minimum: 1,
+    default: 1024 ** 3,
+    description: 'Size of the audio cache; least recently used files go first.',
+  }),
+  PLAYBACK_MAX_FILE_BYTES: Type.Integer({
+    minimum: 1,
+    default: 50 * 1024 ** 2,
+    description: 'Largest audio file fetched; a larger one is not found.',
+  }),
+  PLAYBACK_FETCH_TIMEOUT_MS: ms(10_000, 100, 'Timeout of one audio download.'),
+  PLAYBACK_CACHE_TTL_SEC: Type.Integer({
+    minimum: 0,
+    default: 3600,
+    description: 'How long a fetched file is reused when its response sets no max-age.',
+  }),
   SESSION_GRACE_SEC: Type.Integer({
     minimum: 0,
     default: 300,

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { MediaNodeConfig } from './config.js';
 import type { EslClient } from './esl/client.js';
 import type { EventRouter } from './esl/router.js';
+import type { MediaCache } from './media/cache.js';
 import type { NodeMetrics } from './metrics.js';
 import type { SessionRegistry } from './session/registry.js';
 
@@ -21,6 +22,8 @@ export interface NodeContext {
   readonly router: EventRouter;
   readonly sessions: SessionRegistry;
   readonly metrics: NodeMetrics;
+  /** Audio fetched over HTTP for playback, as local files FreeSWITCH can play. */
+  readonly media: MediaCache;
   /** Set by SIGTERM: no new inbound calls; the heartbeat says so, so no new dials or rooms. */
   readonly draining: boolean;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import {
   createLogger,
   createRedis,
@@ -18,6 +19,7 @@ import type { NodeContext } from './context.js';
 import { EslClient } from './esl/client.js';
 import { SUBSCRIBED_EVENTS } from './esl/event.js';
 import { EventRouter } from './esl/router.js';
+import { MediaCache } from './media/cache.js';
 import { NodeMetrics } from './metrics.js';
 import { acceptInbound, inboundFromPark } from './session/inbound.js';
 import { SessionRegistry } from './session/registry.js';
@@ -61,6 +63,7 @@ class Runtime implements NodeContext {
   readonly sessions = new SessionRegistry();
   readonly metrics = new NodeMetrics();
   readonly esl: EslClient;
+  readonly media: MediaCache;
 
   constructor(
     readonly config: MediaNodeConfig,
@@ -85,6 +88,14 @@ class Runtime implements NodeContext {
       },
       log.child({ component: 'esl' }),
     );
+    this.media = new MediaCache({
+      dir: join(config.PLAYBACK_CACHE_DIR, prefix),
+      fsDir: join(config.PLAYBACK_FS_DIR ?? config.PLAYBACK_CACHE_DIR, prefix),
+      maxBytes: config.PLAYBACK_CACHE_MAX_BYTES,
+      maxFileBytes: config.PLAYBACK_MAX_FILE_BYTES,
+      fetchTimeoutMs: config.PLAYBACK_FETCH_TIMEOUT_MS,
+      ttlMs: config.PLAYBACK_CACHE_TTL_SEC * 1000,
+    });
   }
 }
 
@@ -113,6 +124,7 @@ export async function startMediaNode(
     new LuaScripts(redis),
     new RedisStreamPublisher(redis, keys),
   );
+  await node.media.init();
   const heartbeat = new Heartbeat(node, registry);
   const sweeper = new OrphanSweeper(node);
   const consumer = new CommandConsumer({

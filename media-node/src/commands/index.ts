@@ -9,12 +9,29 @@ import { answer } from './answer.js';
 import { dial } from './dial.js';
 import { disconnect } from './disconnect.js';
 import { hangup } from './hangup.js';
+import { playbackPause, playbackResume } from './playback-pause.js';
+import { playbackRestart } from './playback-restart.js';
+import { playbackSeek } from './playback-seek.js';
+import { playbackSilence } from './playback-silence.js';
+import { playbackStart } from './playback-start.js';
+import { playbackStop } from './playback-stop.js';
 import { commandContext, type SessionCommand } from './types.js';
 
 type Registry = { readonly [C in SessionCommandName]?: SessionCommand<C> };
 
 /** The session commands this node executes, by name. */
-export const SESSION_COMMANDS: Registry = { answer, hangup, disconnect };
+export const SESSION_COMMANDS: Registry = {
+  answer,
+  hangup,
+  disconnect,
+  'playback/start': playbackStart,
+  'playback/stop': playbackStop,
+  'playback/pause': playbackPause,
+  'playback/resume': playbackResume,
+  'playback/seek': playbackSeek,
+  'playback/restart': playbackRestart,
+  'playback/silence': playbackSilence,
+};
 
 /**
  * Executes one message of the command stream; resolves when it is done (deferred commands:

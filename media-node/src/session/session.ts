@@ -1,6 +1,7 @@
 import type { EventName, EventPayload, Logger } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { Channel } from './channel.js';
+import type { Playback } from './playback.js';
 
 export interface SessionInit {
   readonly id: string;
@@ -34,6 +35,8 @@ export class Session {
   /** Dial progress already reported (each event fires once). */
   readonly reported = { ringing: false, earlyMedia: false };
   ended = false;
+  /** The playback (or silence stream) that is current: preparing, playing, or being stopped. */
+  playback: Playback | undefined;
   /** Epoch ms this node took the session on (created, dialed or adopted). */
   readonly startedAt = Date.now();
   private tail: Promise<unknown> = Promise.resolve();

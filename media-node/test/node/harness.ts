@@ -2,12 +2,14 @@
 // FreeSWITCH simulator over TCP and media nodes in process. Events are read from the Redis event
 // stream, as the dispatcher reads them.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { buildApp, loadApiConfig, type App } from '@voicegw/api';
 import { EVENT_FIELDS, RedisKeys } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { startSimulator, type Simulator } from '../../sim/index.js';
+import { makeToneWav } from '../../sim/media/wav.js';
 import { loadMediaNodeConfig, startMediaNode, type MediaNode } from '../../src/index.js';
 
 export const ADMIN_KEY = 'node-test-admin-key-0123456789';
@@ -332,8 +334,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }
       return { appId, headers: { 'x-app-id': appId, 'x-api-key': apiKey } };
     },
-    command: (tenant, session, command, body) =>
-      inject_('POST', `/api/v1/sessions/${session}/commands/${command}`, tenant.headers, body),
+    // The api's cooldown groups (500 ms between playbacks...) are not what these tests are
+    // about: a 429 is retried until the cooldown has passed.
+    async command(tenant, session, command, body) {
+      const url = `/api/v1/sessions/${session}/commands/${command}`;
+      for (let attempt = 0; ; attempt++) {
+        const res = await inject_('POST', url, tenant.headers, body);
+        if (res.status !== 429 || attempt >= 40) return res;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
     dial: (tenant, body) => inject_('POST', '/api/v1/dial', tenant.headers, body),
     async close() {
       await Promise.allSettled(nodes.map((n) => n.close()));
@@ -349,4 +359,41 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 /** A random Israeli mobile number (digits only). */
 export function mobile(): string {
   return `050${String(Math.floor(Math.random() * 10_000_000)).padStart(7, '0')}`;
+}
+
+/** An HTTP server of audio: `/tone<N>ms.wav` (N ms of tone), `/slow<N>ms.wav` (answers after N ms). */
+export interface AudioServer {
+  readonly base: string;
+  /** Request paths in arrival order. */
+  readonly hits: string[];
+  close(): Promise<void>;
+}
+
+export async function startAudioServer(): Promise<AudioServer> {
+  const hits: string[] = [];
+  const server = createHttpServer((req, res) => {
+    const path = req.url ?? '';
+    hits.push(path);
+    const m = /^\/(tone|slow)(\d+)ms(?:-\w+)?\.wav$/.exec(path);
+    if (!m) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    const ms = Number(m[2]);
+    const body = makeToneWav(m[1] === 'tone' ? ms : 200);
+    const send = () =>
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length }).end(body);
+    if (m[1] === 'slow') setTimeout(send, ms).unref();
+    else send();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
