@@ -9,6 +9,7 @@ import { answer } from './answer.js';
 import { dial } from './dial.js';
 import { disconnect } from './disconnect.js';
 import { hangup } from './hangup.js';
+import { playAndGetDigits } from './play-and-get-digits.js';
 import { playbackPause, playbackResume } from './playback-pause.js';
 import { playbackRestart } from './playback-restart.js';
 import { playbackSeek } from './playback-seek.js';
@@ -31,6 +32,7 @@ export const SESSION_COMMANDS: Registry = {
   'playback/seek': playbackSeek,
   'playback/restart': playbackRestart,
   'playback/silence': playbackSilence,
+  play_and_get_digits: playAndGetDigits,
 };
 
 /**

@@ -6,7 +6,7 @@ import { endSession } from './teardown.js';
 
 /**
  * The system events of a session, from its channel's FreeSWITCH events: call.answered when the
- * channel is answered by itself, dial progress (session.ringing / session.early_media and the
+ * channel is answered by itself, dtmf for every key pressed, dial progress (session.ringing / session.early_media and the
  * dial status), max_duration_sec, and call.hangup on CHANNEL_HANGUP_COMPLETE. Each reaction is
  * queued on the session at the moment its event arrives, so events keep FreeSWITCH's order.
  */
@@ -30,6 +30,17 @@ export function watchSession(session: Session): void {
         // An answer command in flight reports this answer itself, with its command_uid.
         const byCommand = session.answerCommands > 0;
         void session.serial(() => answered(session, byCommand));
+        return;
+      }
+      case 'DTMF': {
+        // DTMF-Duration is in samples at 8 kHz (2000 = 250 ms).
+        const payload = {
+          event: 'dtmf' as const,
+          session_uuid: session.id,
+          digit: event.header('DTMF-Digit') ?? '',
+          duration_ms: Math.round(Number(event.header('DTMF-Duration') ?? 0) / 8) || 0,
+        };
+        void session.serial(() => session.publish(payload));
         return;
       }
       case 'CHANNEL_HANGUP_COMPLETE': {

@@ -118,6 +118,11 @@ export class SimControl {
     return ((await res.json()) as { uuid: string }).uuid;
   }
 
+  /** Presses keys on the call (RFC 2833 from the far end), 80 ms apart. */
+  async dtmf(uuid: string, digits: string): Promise<void> {
+    await this.request('POST', `/sim/calls/${uuid}/dtmf`, { digits });
+  }
+
   async hangup(uuid: string, cause?: string): Promise<void> {
     await this.request('POST', `/sim/calls/${uuid}/hangup`, cause ? { cause } : {});
   }

@@ -1,0 +1,162 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EventPayload } from '@voicegw/shared';
+import type { FsEvent } from '../esl/event.js';
+import { MediaUnavailableError } from '../media/cache.js';
+import type { Session } from '../session/session.js';
+import {
+  DEFERRED_TIMEOUT_MS,
+  describe,
+  type CommandContext,
+  type SessionCommand,
+} from './types.js';
+
+type Args = CommandContext<'play_and_get_digits'>['message']['args'];
+type Status = EventPayload<'digits.collected'>['status'];
+
+/** What FreeSWITCH plays on invalid input when the command names no file (the contract's default). */
+const DEFAULT_INVALID = 'silence_stream://250';
+/** Any keypad entry; min/max digits and terminators do the validating. */
+const ANY_DIGITS = '^[0-9A-D*#]*$';
+
+/**
+ * play_and_get_digits: prompt (and invalid-input) files are fetched into the cache first, then
+ * FreeSWITCH's play_and_get_digits runs. Deferred: command.result true when the application
+ * starts (CHANNEL_EXECUTE), false when a file cannot be fetched (with playback.file_not_found) or
+ * nothing started within 2000 ms. digits.collected follows when it completes: FreeSWITCH reports
+ * only through channel variables, which its EXECUTE_COMPLETE carries; a variable name of its own
+ * per run keeps an earlier run's values out. Each key pressed is a `dtmf` event meanwhile.
+ */
+export const playAndGetDigits: SessionCommand<'play_and_get_digits'> = {
+  name: 'play_and_get_digits',
+  esl: 'api uuid_setvar <uuid> read_terminator_used; sendmsg execute play_and_get_digits <min> <max> <tries> <timeout> <terminators|none> <prompt> <invalid> <var> ^[0-9A-D*#]*$ <timeout>',
+  confirmedBy:
+    'CHANNEL_EXECUTE of its Application-UUID; CHANNEL_EXECUTE_COMPLETE carries the result',
+  async start(ctx) {
+    const deadline = Date.now() + DEFERRED_TIMEOUT_MS;
+    // A playback holding the channel (event-lock) would keep the prompt waiting.
+    await ctx.session.playback?.stop();
+    return { confirmed: run(ctx, deadline) };
+  },
+};
+
+async function run(ctx: CommandContext<'play_and_get_digits'>, deadline: number): Promise<void> {
+  const { session, message } = ctx;
+  const { args } = message;
+  const urls = [...args.prompt_files, ...(args.invalid_files ?? [])];
+  const { media } = session.node;
+  const fetching = media.acquire(urls);
+  const fetched = await Promise.race([
+    fetching.then(
+      (paths) => ({ paths }),
+      (err: unknown) => ({ err }),
+    ),
+    sleep(deadline - Date.now()).then(() => ({ timeout: true as const })),
+  ]);
+  if ('timeout' in fetched) {
+    fetching.then(() => media.release(urls)).catch(() => undefined);
+    return session.serial(() => ctx.result(false, 'audio not fetched within 2000 ms'));
+  }
+  if ('err' in fetched) {
+    const failed = fetched.err instanceof MediaUnavailableError ? fetched.err.urls : urls;
+    await session.serial(async () => {
+      await session.publish({
+        event: 'playback.file_not_found',
+        session_uuid: session.id,
+        command_uid: message.command_uid,
+        urls: [...failed],
+        file_path: failed.join(','),
+      });
+      await ctx.result(false, 'audio not found');
+    });
+    return;
+  }
+
+  const prompts = fetched.paths.slice(0, args.prompt_files.length);
+  const invalids = fetched.paths.slice(args.prompt_files.length);
+  const variable = `vg_digits_${randomBytes(4).toString('hex')}`;
+  const applicationUuid = randomUUID();
+  const application = [
+    args.min_digits,
+    args.max_digits,
+    args.max_tries,
+    args.timeout,
+    args.terminators || 'none',
+    playlist(prompts),
+    invalids.length > 0 ? playlist(invalids) : DEFAULT_INVALID,
+    variable,
+    ANY_DIGITS,
+    args.timeout,
+  ].join(' ');
+
+  const { channel } = session;
+  let started = false;
+  let resolveStarted!: (value: boolean) => void;
+  const startedOrEnded = new Promise<boolean>((resolve) => (resolveStarted = resolve));
+  const onEvent = (event: FsEvent): void => {
+    if (event.header('Application-UUID') !== applicationUuid) return;
+    if (event.name === 'CHANNEL_EXECUTE') {
+      started = true;
+      resolveStarted(true);
+    } else if (event.name === 'CHANNEL_EXECUTE_COMPLETE') {
+      finish();
+      resolveStarted(false);
+      const payload = collected(session, message.command_uid, args, variable, event);
+      void session.serial(() => session.publish(payload));
+    }
+  };
+  const onGone = (): void => {
+    finish();
+    resolveStarted(false);
+  };
+  const finish = (): void => {
+    channel.off('event', onEvent);
+    channel.off('gone', onGone);
+    media.release(urls);
+  };
+  channel.on('event', onEvent);
+  channel.once('gone', onGone);
+
+  try {
+    await session.serial(async () => {
+      // read_terminator_used is left over from any earlier read: clear it.
+      await channel.api(`uuid_setvar ${channel.uuid} read_terminator_used`);
+      await channel.execute('play_and_get_digits', application, applicationUuid);
+    });
+  } catch (err) {
+    finish();
+    await session.serial(() => ctx.result(false, describe(err)));
+    return;
+  }
+  const ok = await Promise.race([startedOrEnded, sleep(deadline - Date.now()).then(() => false)]);
+  await session.serial(() =>
+    ctx.result(ok && started, ok ? undefined : 'digit collection not started within 2000 ms'),
+  );
+}
+
+/** digits.collected from the variables play_and_get_digits left on its EXECUTE_COMPLETE. */
+function collected(
+  session: Session,
+  commandUid: string,
+  args: Args,
+  variable: string,
+  event: FsEvent,
+): EventPayload<'digits.collected'> {
+  const success = event.variable('read_result') === 'success';
+  const invalid = event.variable(`${variable}_invalid`);
+  let status: Status = 'success';
+  if (!success) status = invalid ? (args.max_tries > 1 ? 'max_tries' : 'invalid') : 'timeout';
+  return {
+    event: 'digits.collected',
+    session_uuid: session.id,
+    command_uid: commandUid,
+    digits: success ? (event.variable(variable) ?? '') : '',
+    terminator: success ? (event.variable('read_terminator_used') ?? '') : '',
+    status,
+  };
+}
+
+const playlist = (paths: readonly string[]): string =>
+  paths.length === 1 ? (paths[0] ?? '') : `file_string://${paths.join('!')}`;
+
+const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
