@@ -1,6 +1,16 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { LatencySamples, loadResult, StatusCounts, type LoadResult } from './stats.js';
 import type { LoadTarget } from './target.js';
+
+export interface PacedLoadResult extends LoadResult {
+  /**
+   * p99 of the load generator's own event-loop delay (ms): when the machine is busy with other
+   * work the generator is late too, and latency figures say more about the machine than about
+   * the server.
+   */
+  readonly generatorDelayP99Ms: number;
+}
 
 export interface PacedLoadOptions {
   /** Requests per second, spread evenly over each second. */
@@ -24,7 +34,7 @@ const TICK_MS = 1;
 export async function pacedLoad(
   target: LoadTarget,
   options: PacedLoadOptions,
-): Promise<LoadResult> {
+): Promise<PacedLoadResult> {
   const pool = new Pool(target.origin, { connections: options.connections, pipelining: 1 });
   const latencies = new LatencySamples();
   const statuses = new StatusCounts();
@@ -47,6 +57,8 @@ export async function pacedLoad(
     inFlight.add(request);
   };
 
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
   const start = performance.now();
   try {
     await new Promise<void>((resolve) => {
@@ -66,8 +78,12 @@ export async function pacedLoad(
     });
     await Promise.all(inFlight);
   } finally {
+    delay.disable();
     await pool.close();
   }
   const seconds = (performance.now() - start) / 1000;
-  return loadResult(latencies, statuses, seconds, target.expectedStatus);
+  return {
+    ...loadResult(latencies, statuses, seconds, target.expectedStatus),
+    generatorDelayP99Ms: delay.percentile(99) / 1e6,
+  };
 }

@@ -4,7 +4,7 @@ import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { closedLoop } from '../lib/closed-loop.js';
 import { count, mib, ms, msUp, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
-import { pacedLoad } from '../lib/paced-load.js';
+import { pacedLoad, type PacedLoadResult } from '../lib/paced-load.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
 import type { LoadResult } from '../lib/stats.js';
 import type { LoadTarget, RequestSpec } from '../lib/target.js';
@@ -24,7 +24,7 @@ const KEY_PREFIX = 'bench';
 
 interface Measured {
   readonly max: LoadResult;
-  readonly half: LoadResult;
+  readonly half: PacedLoadResult;
   /** CPU per request during the maximum-throughput run (µs): the server child, then Redis. */
   readonly serverCpuUs: number;
   readonly redisCpuUs: number;
@@ -105,7 +105,7 @@ export const apiCommand: Scenario = {
       const baselineMax = await maxOf(baseline, 'baseline');
 
       const halfRate = Math.max(1, Math.round(apiMax.load.requestsPerSec / 2));
-      const halfOf = async (server: ChildServer, label: string): Promise<LoadResult> => {
+      const halfOf = async (server: ChildServer, label: string): Promise<PacedLoadResult> => {
         log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
         const result = await pacedLoad(target(server), { ...options, rate: halfRate });
         await fixture.reset();
@@ -131,7 +131,9 @@ export const apiCommand: Scenario = {
             `${count(apiEnqueued)}, for ${count(apiMax.load.responses - apiMax.load.unexpected)} 202 ` +
             `answers received (requests still in flight when the load stopped make the difference)`,
           `half-rate runs achieved: api ${perSec(apiHalf.requestsPerSec)} req/s, ` +
-            `baseline ${perSec(baselineHalf.requestsPerSec)} req/s`,
+            `baseline ${perSec(baselineHalf.requestsPerSec)} req/s; the load generator's own ` +
+            `event-loop delay p99 was ${ms(apiHalf.generatorDelayP99Ms)} ms and ` +
+            `${ms(baselineHalf.generatorDelayP99Ms)} ms`,
           `statuses: api ${apiMax.load.statuses} | ${apiHalf.statuses}; ` +
             `baseline ${baselineMax.load.statuses} | ${baselineHalf.statuses}`,
           `CPU per request: user + system time of the server process, of redis-server and of ` +
@@ -204,7 +206,15 @@ function report(
         pass: unexpected(api) === 0 && unexpected(baseline) === 0,
       },
     ],
-    notes,
+    notes:
+      baseline.half.p99Ms > MAX_P99_AT_HALF_RATE_MS
+        ? [
+            ...notes,
+            `the bare baseline itself had a p99 of ${ms(baseline.half.p99Ms)} ms at this rate: ` +
+              `latency on this machine was dominated by other load, so the api's p99 says ` +
+              `little about the api; rerun on an idle machine`,
+          ]
+        : notes,
   };
 }
 
