@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { MediaNodeConfig } from './config.js';
 import type { EslClient } from './esl/client.js';
 import type { EventRouter } from './esl/router.js';
+import type { Rooms } from './conference/rooms.js';
 import type { MediaCache } from './media/cache.js';
 import type { NodeMetrics } from './metrics.js';
 import type { SessionRegistry } from './session/registry.js';
@@ -24,6 +25,8 @@ export interface NodeContext {
   readonly metrics: NodeMetrics;
   /** Audio fetched over HTTP for playback, as local files FreeSWITCH can play. */
   readonly media: MediaCache;
+  /** Playback of the conference rooms this node hosts. */
+  readonly rooms: Rooms;
   /** Set by SIGTERM: no new inbound calls; the heartbeat says so, so no new dials or rooms. */
   readonly draining: boolean;
 }

@@ -18,6 +18,7 @@ import type { MediaNodeConfig } from './config.js';
 import type { NodeContext } from './context.js';
 import { EslClient } from './esl/client.js';
 import { SUBSCRIBED_EVENTS } from './esl/event.js';
+import { Rooms } from './conference/rooms.js';
 import { EventRouter } from './esl/router.js';
 import { MediaCache } from './media/cache.js';
 import { NodeMetrics } from './metrics.js';
@@ -64,6 +65,7 @@ class Runtime implements NodeContext {
   readonly metrics = new NodeMetrics();
   readonly esl: EslClient;
   readonly media: MediaCache;
+  readonly rooms: Rooms;
 
   constructor(
     readonly config: MediaNodeConfig,
@@ -96,6 +98,7 @@ class Runtime implements NodeContext {
       fetchTimeoutMs: config.PLAYBACK_FETCH_TIMEOUT_MS,
       ttlMs: config.PLAYBACK_CACHE_TTL_SEC * 1000,
     });
+    this.rooms = new Rooms(this);
   }
 }
 

@@ -73,6 +73,7 @@ export class OrphanSweeper {
     const { node } = this;
     const raw = await node.redis.hgetall(node.keys.session(id));
     const session = raw.app_id ? parseSession(raw) : undefined;
+    if (session?.conf_room) await node.redis.zrem(node.keys.roomMembers(session.conf_room), id);
     const published = await recordHangup(node, {
       sessionId: id,
       appId: session?.app_id ?? '',

@@ -6,6 +6,9 @@ import {
 } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import { answer } from './answer.js';
+import { conferenceJoin } from './conference-join.js';
+import { conferenceLeave } from './conference-leave.js';
+import { conferenceMute, conferenceUnmute } from './conference-mute.js';
 import { dial } from './dial.js';
 import { disconnect } from './disconnect.js';
 import { hangup } from './hangup.js';
@@ -33,6 +36,10 @@ export const SESSION_COMMANDS: Registry = {
   'playback/restart': playbackRestart,
   'playback/silence': playbackSilence,
   play_and_get_digits: playAndGetDigits,
+  'conference/join': conferenceJoin,
+  'conference/leave': conferenceLeave,
+  'conference/mute': conferenceMute,
+  'conference/unmute': conferenceUnmute,
 };
 
 /**
@@ -46,8 +53,7 @@ export async function executeCommand(node: NodeContext, message: CommandMessage)
     case 'session':
       return sessionCommand(node, message);
     case 'room':
-      node.log.warn({ room_id: message.room_id, command: message.command }, 'room command ignored');
-      return;
+      return node.rooms.execute(message);
   }
 }
 

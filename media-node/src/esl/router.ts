@@ -10,8 +10,8 @@ type Handler = (event: FsEvent) => void;
 /**
  * Routes every FreeSWITCH event to the one object that cares: channel events by `Unique-ID` to
  * their channel, BACKGROUND_JOB by `Job-UUID` to whoever started the job, CUSTOM events by
- * `Event-Subclass`. Channel events of a UUID nobody owns go to `unknownChannel` (a new inbound
- * call shows up this way).
+ * `Event-Subclass` (and to the channel of their Unique-ID, if any). Channel events of a UUID
+ * nobody owns go to `unknownChannel` (a new inbound call shows up this way).
  */
 export class EventRouter {
   private readonly channels = new Map<string, ChannelEventSink>();
@@ -60,10 +60,14 @@ export class EventRouter {
         handler(event);
         return;
       }
-      case 'CUSTOM':
+      case 'CUSTOM': {
+        // A member's conference event is also its channel's business (Unique-ID of the member).
+        const uuid = event.uuid;
+        if (uuid) this.channels.get(uuid)?.onEvent(event);
         for (const handler of this.custom.get(event.header('Event-Subclass') ?? '') ?? [])
           handler(event);
         return;
+      }
       case 'HEARTBEAT':
       case 'API':
         return;

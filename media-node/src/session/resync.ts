@@ -1,5 +1,6 @@
 import { parseSession, parseSessionId, sessionId } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
+import { Membership } from '../conference/membership.js';
 import { Channel, ChannelState } from './channel.js';
 import { acceptInbound } from './inbound.js';
 import { watchSession } from './lifecycle.js';
@@ -113,6 +114,12 @@ async function adopt(
   channel.attach();
   node.sessions.add(session);
   watchSession(session);
+  if (record.conf_room && record.conf_state !== 'none') {
+    const membership = new Membership(session, record.conf_room);
+    membership.memberId = record.conf_member_id || undefined;
+    membership.muted = record.conf_muted;
+    session.conference = membership;
+  }
   session.log.info('adopted a live call');
   return true;
 }

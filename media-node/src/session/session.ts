@@ -1,6 +1,7 @@
 import type { EventName, EventPayload, Logger } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { Channel } from './channel.js';
+import type { Membership } from '../conference/membership.js';
 import type { Playback } from './playback.js';
 
 export interface SessionInit {
@@ -37,6 +38,8 @@ export class Session {
   ended = false;
   /** The playback (or silence stream) that is current: preparing, playing, or being stopped. */
   playback: Playback | undefined;
+  /** The conference room the session is in (or joining), as FreeSWITCH reports it. */
+  conference: Membership | undefined;
   /** Epoch ms this node took the session on (created, dialed or adopted). */
   readonly startedAt = Date.now();
   private tail: Promise<unknown> = Promise.resolve();

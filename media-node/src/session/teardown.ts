@@ -5,6 +5,7 @@ import {
   type EventPayload,
   type HangupCause,
 } from '@voicegw/shared';
+import { recordMembership } from '../conference/membership.js';
 import type { NodeContext } from '../context.js';
 import type { Session } from './session.js';
 
@@ -73,7 +74,13 @@ export async function endSession(
   session.ended = true;
   const { node } = session;
   node.sessions.remove(session);
+  const membership = session.conference;
   session.channel.finish();
+  if (membership) {
+    // Normally del-member came first; if it was lost, the room must still forget the member.
+    membership.close();
+    await recordMembership(session, membership.roomId, 'left').catch(() => undefined);
+  }
   const record: HangupRecord = {
     sessionId: session.id,
     appId: session.appId,

@@ -329,7 +329,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     async tenant(options = {}) {
       const appId = `app_${randomBytes(4).toString('hex')}`;
       const apiKey = `key-${randomBytes(12).toString('hex')}`;
-      const created = await inject_('POST', `/admin/apps/${appId}`, admin, { api_key: apiKey });
+      const created = await inject_('POST', `/admin/apps/${appId}`, admin, {
+        api_key: apiKey,
+        rate_limit: 10_000,
+      });
       if (created.status !== 200) throw new Error(`app not created: ${JSON.stringify(created)}`);
       for (const kind of ['dids', 'cids'] as const) {
         const numbers = options[kind];

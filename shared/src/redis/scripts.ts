@@ -16,7 +16,9 @@ export type ScriptName =
   | 'claimDids'
   | 'releaseDid'
   | 'endSession'
-  | 'updateSession';
+  | 'updateSession'
+  | 'conferenceMember'
+  | 'roomPlaybackDone';
 
 interface ScriptFile {
   readonly name: string;

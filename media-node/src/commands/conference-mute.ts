@@ -1,0 +1,60 @@
+import { recordMembership } from '../conference/membership.js';
+import { memberOf } from './conference-member.js';
+import {
+  DEFERRED_TIMEOUT_MS,
+  describe,
+  type CommandContext,
+  type SessionCommand,
+} from './types.js';
+
+/**
+ * The api already flipped conf_muted; FreeSWITCH's mute-member / unmute-member confirms it
+ * (conference.member.muted / unmuted). A refused or unconfirmed change is flipped back.
+ */
+async function setMuted(
+  ctx: CommandContext<'conference/mute' | 'conference/unmute'>,
+  muted: boolean,
+): Promise<{ confirmed: Promise<void> } | undefined> {
+  const { session } = ctx;
+  const member = await memberOf(session);
+  if (!member) {
+    await ctx.result(false, 'Not in a conference');
+    return undefined;
+  }
+  const { membership, roomId, memberId } = member;
+  const action = muted ? 'mute' : 'unmute';
+  const restore = muted ? 'unmuted' : 'muted';
+  let settle!: () => void;
+  const confirmed = new Promise<void>((resolve) => (settle = resolve));
+  membership.next(`${action}-member`, DEFERRED_TIMEOUT_MS, (event) => {
+    if (event) return settle();
+    void session
+      .serial(async () => {
+        await recordMembership(session, roomId, restore);
+        await ctx.result(false, `${action} not confirmed within 2000 ms`);
+      })
+      .finally(settle);
+  });
+  try {
+    const reply = await session.channel.api(`conference ${roomId} ${action} ${memberId}`);
+    if (!reply.startsWith('+OK')) throw new Error(reply.trim());
+  } catch (err) {
+    await recordMembership(session, roomId, restore);
+    await ctx.result(false, describe(err));
+  }
+  return { confirmed };
+}
+
+export const conferenceMute: SessionCommand<'conference/mute'> = {
+  name: 'conference/mute',
+  esl: 'api conference <room_id> mute <member_id>',
+  confirmedBy: 'CUSTOM conference::maintenance Action=mute-member',
+  start: (ctx) => setMuted(ctx, true),
+};
+
+export const conferenceUnmute: SessionCommand<'conference/unmute'> = {
+  name: 'conference/unmute',
+  esl: 'api conference <room_id> unmute <member_id>',
+  confirmedBy: 'CUSTOM conference::maintenance Action=unmute-member',
+  start: (ctx) => setMuted(ctx, false),
+};

@@ -1,0 +1,137 @@
+import type { EventPayload } from '@voicegw/shared';
+import type { FsEvent } from '../esl/event.js';
+import type { Session } from '../session/session.js';
+
+export const MAINTENANCE = 'conference::maintenance';
+
+/** Session-side changes conferenceMember-2.lua applies. */
+export type MemberChange =
+  'joined' | 'left' | 'muted' | 'unmuted' | 'join_failed' | 'restore_joined';
+
+/** Applies a membership change to the session hash and the room's member set. */
+export async function recordMembership(
+  session: Session,
+  roomId: string,
+  change: MemberChange,
+  memberId = '',
+): Promise<void> {
+  const { keys, scripts } = session.node;
+  await scripts.run(
+    'conferenceMember',
+    [keys.session(session.id), keys.roomMembers(roomId)],
+    [change, roomId, session.id, memberId],
+  );
+}
+
+type Waiter = (event: FsEvent | undefined) => void;
+type MemberEvent =
+  | 'conference.member.joined'
+  | 'conference.member.left'
+  | 'conference.member.muted'
+  | 'conference.member.unmuted';
+
+/**
+ * A session's membership of one conference room, from the conference application's start to
+ * its del-member. FreeSWITCH tells through CUSTOM conference::maintenance events carrying the
+ * member's Unique-ID: add-member (with the Member-ID), mute-member, unmute-member, del-member.
+ * Each confirmed change goes to Redis first, then to the app as conference.member.* events.
+ */
+export class Membership {
+  memberId: string | undefined;
+  muted = true;
+  /** Set while FreeSWITCH confirms a kick we asked for. */
+  leaving = false;
+  private readonly waiters = new Map<string, Waiter[]>();
+
+  constructor(
+    readonly session: Session,
+    readonly roomId: string,
+    /** Application-UUID of our `conference` execute (undefined for an adopted membership). */
+    readonly applicationUuid?: string,
+  ) {
+    session.channel.on('event', this.onEvent);
+  }
+
+  /** Calls `settle` with the next event of this member with that Action, or undefined. */
+  next(action: string, timeoutMs: number, settle: Waiter): void {
+    let done = false;
+    const finish: Waiter = (event) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      const list = this.waiters.get(action) ?? [];
+      this.waiters.set(
+        action,
+        list.filter((w) => w !== finish),
+      );
+      settle(event);
+    };
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    this.waiters.set(action, [...(this.waiters.get(action) ?? []), finish]);
+  }
+
+  /** Stops listening (the membership is over). Waiters settle with undefined. */
+  close(): void {
+    this.session.channel.off('event', this.onEvent);
+    for (const list of this.waiters.values()) for (const waiter of [...list]) waiter(undefined);
+    this.waiters.clear();
+    if (this.session.conference === this) this.session.conference = undefined;
+  }
+
+  private readonly onEvent = (event: FsEvent): void => {
+    if (
+      event.name === 'CHANNEL_EXECUTE_COMPLETE' &&
+      this.applicationUuid !== undefined &&
+      event.header('Application-UUID') === this.applicationUuid &&
+      this.memberId === undefined
+    ) {
+      // The conference application ended without ever adding the member: refused.
+      this.settle('add-member', undefined);
+      return;
+    }
+    if (event.name !== 'CUSTOM' || event.header('Event-Subclass') !== MAINTENANCE) return;
+    if (event.header('Conference-Name') !== this.roomId) return;
+    const action = event.header('Action') ?? '';
+    switch (action) {
+      case 'add-member':
+        this.memberId = event.header('Member-ID');
+        this.muted = event.header('Speak') === 'false';
+        this.report('joined', 'conference.member.joined');
+        break;
+      case 'mute-member':
+        this.muted = true;
+        this.report('muted', 'conference.member.muted');
+        break;
+      case 'unmute-member':
+        this.muted = false;
+        this.report('unmuted', 'conference.member.unmuted');
+        break;
+      case 'del-member':
+        this.report('left', 'conference.member.left');
+        this.settle(action, event);
+        this.close();
+        return;
+    }
+    this.settle(action, event);
+  };
+
+  private settle(action: string, event: FsEvent | undefined): void {
+    for (const waiter of [...(this.waiters.get(action) ?? [])]) waiter(event);
+  }
+
+  /** Redis, then the event, in the session's order. */
+  private report(change: MemberChange, name: MemberEvent): void {
+    const { session } = this;
+    const payload: EventPayload<MemberEvent> = {
+      event: name,
+      session_uuid: session.id,
+      room_id: this.roomId,
+      ...(this.memberId ? { member_id: this.memberId } : {}),
+      muted: this.muted,
+    };
+    void session.serial(async () => {
+      await recordMembership(session, this.roomId, change, this.memberId);
+      await session.publish(payload);
+    });
+  }
+}
