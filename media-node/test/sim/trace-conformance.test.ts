@@ -27,7 +27,9 @@ const SCENARIOS = [
   'j_plain_format',
 ];
 
-describe.concurrent('trace conformance', () => {
+// Sequential: each replay keeps the recording's timing, which concurrent replays on a busy
+// machine would disturb.
+describe('trace conformance', () => {
   for (const name of SCENARIOS) {
     it(
       `${name}: replies and per-leg event sequences match the recording`,
