@@ -7,7 +7,7 @@ import { DEFERRED_TIMEOUT_MS, describe, type SessionCommand } from './types.js';
  */
 export const answer: SessionCommand<'answer'> = {
   name: 'answer',
-  esl: 'sendmsg execute answer (Event-UUID; no event-lock: runs nested, at once)',
+  esl: 'sendmsg execute answer (Event-UUID, event-lock)',
   confirmedBy:
     'CHANNEL_ANSWER, or CHANNEL_EXECUTE_COMPLETE of its Application-UUID on an answered channel',
   async start(ctx) {
@@ -42,8 +42,7 @@ export const answer: SessionCommand<'answer'> = {
       (event) => confirm(event !== undefined && channel.answered),
     );
     try {
-      // Without event-lock: answer runs nested, so a playback holding the channel cannot delay it.
-      await channel.execute('answer', '', applicationUuid, false);
+      await channel.execute('answer', '', applicationUuid);
     } catch (err) {
       cancel();
       session.answerCommands--;

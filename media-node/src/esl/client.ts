@@ -81,14 +81,14 @@ export class EslClient extends EventEmitter<Events> {
    * Application-UUID on CHANNEL_EXECUTE/EXECUTE_COMPLETE; `event-lock` keeps a later execute
    * from running nested inside this one.
    */
-  execute(uuid: string, app: string, arg: string, eventUuid: string, lock = true): Promise<string> {
+  execute(uuid: string, app: string, arg: string, eventUuid: string): Promise<string> {
     if (/[\r\n]/.test(app + arg)) return Promise.reject(new Error('newline in application data'));
     return this.current().sendmsg(uuid, {
       'call-command': 'execute',
       'execute-app-name': app,
       'execute-app-arg': arg,
       'Event-UUID': eventUuid,
-      ...(lock ? { 'event-lock': 'true' } : {}),
+      'event-lock': 'true',
     });
   }
 

@@ -80,18 +80,12 @@ export class Channel extends EventEmitter<Events> implements ChannelEventSink {
   }
 
   /**
-   * Runs a dialplan application; resolves with its Application-UUID once FreeSWITCH accepted
-   * the sendmsg (the application itself completes with CHANNEL_EXECUTE_COMPLETE later). With
-   * `lock` (event-lock) it waits for the application before it; without, it runs at once,
-   * nested inside whatever the channel is running.
+   * Runs a dialplan application (event-lock: after whatever runs before it); resolves with its
+   * Application-UUID once FreeSWITCH accepted the sendmsg. The application itself completes
+   * with CHANNEL_EXECUTE_COMPLETE later.
    */
-  async execute(
-    app: string,
-    arg = '',
-    applicationUuid: string = randomUUID(),
-    lock = true,
-  ): Promise<string> {
-    const reply = await this.esl.execute(this.uuid, app, arg, applicationUuid, lock);
+  async execute(app: string, arg = '', applicationUuid: string = randomUUID()): Promise<string> {
+    const reply = await this.esl.execute(this.uuid, app, arg, applicationUuid);
     if (!reply.startsWith('+OK')) throw new Error(`${app} refused: ${reply}`);
     return applicationUuid;
   }
