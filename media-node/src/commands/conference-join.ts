@@ -29,6 +29,8 @@ export const conferenceJoin: SessionCommand<'conference/join'> = {
       return undo(ctx, roomId, 'Room is hosted by another media node');
     }
     session.conference?.close();
+    // A playback holding the channel (event-lock) would keep the conference waiting behind it.
+    await session.playback?.stop();
     const applicationUuid = randomUUID();
     const membership = new Membership(session, roomId, applicationUuid);
     session.conference = membership;

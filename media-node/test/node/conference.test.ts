@@ -79,6 +79,21 @@ describe('conference members', () => {
     expect((members.body.members as unknown[]).length).toBe(2);
   });
 
+  it('joining stops a silence stream first (it would hold the channel)', async () => {
+    const room = await newRoom();
+    const session = await answeredCall();
+    await stack.command(tenant, session, 'playback/silence', { command_uid: 'hush' });
+    await stack.events.waitFor(
+      (e) => e.session_uuid === session && e.event === 'command.result' && e.command_uid === 'hush',
+    );
+    await join(session, room);
+    expect(
+      stack.events
+        .session(session)
+        .some((e) => e.event === 'playback.stopped' && e.command_uid === 'hush'),
+    ).toBe(true);
+  });
+
   it('unmute and mute are confirmed by FreeSWITCH', async () => {
     const room = await newRoom();
     const session = await answeredCall();
