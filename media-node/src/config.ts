@@ -1,4 +1,4 @@
-import { CommonEnv, loadConfig } from '@voicegw/shared';
+import { CommonEnv, ConfigError, loadConfig } from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
 
 const ms = (fallback: number, minimum: number, description: string) =>
@@ -111,6 +111,13 @@ export const MediaNodeEnv = Type.Object({
     'A session whose node died (or whose channel vanished) gets its synthetic call.hangup after this.',
   ),
   SWEEP_INTERVAL_MS: ms(5000, 50, 'How often the cluster-wide orphan sweeper runs.'),
+  METRICS_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65_535,
+    default: 9464,
+    description: 'Port of GET /metrics (Prometheus) and GET /health; 0 disables it.',
+  }),
+  METRICS_HOST: Type.String({ default: '0.0.0.0', description: 'Listen address of /metrics.' }),
   DRAIN_TIMEOUT_SEC: Type.Integer({
     minimum: 0,
     default: 300,
@@ -120,5 +127,11 @@ export const MediaNodeEnv = Type.Object({
 
 export type MediaNodeConfig = Static<typeof MediaNodeEnv>;
 
-export const loadMediaNodeConfig = (env: NodeJS.ProcessEnv = process.env): MediaNodeConfig =>
-  loadConfig(MediaNodeEnv, env);
+export function loadMediaNodeConfig(env: NodeJS.ProcessEnv = process.env): MediaNodeConfig {
+  const config = loadConfig(MediaNodeEnv, env);
+  // Two beats must fit in one TTL, or a single late beat makes the api drop the node's calls.
+  if (config.HEARTBEAT_INTERVAL_MS * 2 > config.HEARTBEAT_TTL_MS) {
+    throw new ConfigError(['HEARTBEAT_INTERVAL_MS must be at most half of HEARTBEAT_TTL_MS']);
+  }
+  return config;
+}

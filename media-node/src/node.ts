@@ -21,6 +21,7 @@ import { SUBSCRIBED_EVENTS } from './esl/event.js';
 import { Rooms } from './conference/rooms.js';
 import { EventRouter } from './esl/router.js';
 import { MediaCache } from './media/cache.js';
+import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { NodeMetrics } from './metrics.js';
 import { acceptInbound, inboundFromPark } from './session/inbound.js';
 import { SessionRegistry } from './session/registry.js';
@@ -174,6 +175,15 @@ export async function startMediaNode(
   await heartbeat.start();
   await consumer.start();
   sweeper.start();
+  let metricsServer: MetricsServer | undefined;
+  if (config.METRICS_PORT > 0) {
+    metricsServer = await startMetricsServer(
+      node.metrics.registry,
+      () => node.esl.connected,
+      { host: config.METRICS_HOST, port: config.METRICS_PORT },
+      log,
+    );
+  }
   log.info({ name: config.NODE_NAME, capacity: config.CAPACITY }, 'media node ready');
 
   let closing: Promise<void> | undefined;
@@ -181,6 +191,7 @@ export async function startMediaNode(
     (closing ??= (async () => {
       await consumer.stop();
       await sweeper.stop();
+      await metricsServer?.close();
       await heartbeat.stop(closeOptions.retire ?? true);
       await node.esl.stop();
       await Promise.allSettled([redis.quit(), blocking.quit()]);

@@ -2,6 +2,8 @@
 // FreeSWITCH simulator over TCP and media nodes in process. Events are read from the Redis event
 // stream, as the dispatcher reads them.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { buildApp, loadApiConfig, type App } from '@voicegw/api';
@@ -246,6 +248,8 @@ export const TEST_NODE_ENV: Record<string, string> = {
   COMMAND_BLOCK_MS: '200',
   ESL_RECONNECT_MIN_MS: '50',
   ESL_RECONNECT_MAX_MS: '500',
+  METRICS_PORT: '0',
+  PLAYBACK_CACHE_DIR: join(tmpdir(), 'voicegw-test-media'),
 };
 
 export interface StackOptions {

@@ -68,6 +68,28 @@ describe('inbound calls', () => {
     expect(names).toEqual(['call.new', 'call.answered', 'command.result']);
   });
 
+  it('answer not confirmed within 2000 ms reports success false and no call.answered', async () => {
+    const session = await inboundCall();
+    // An endless silence stream holds the unanswered channel (event-lock): answer has to wait.
+    await stack.command(tenant, session, 'playback/silence', { command_uid: 'hold' });
+    await stack.events.waitFor((e) => e.session_uuid === session && e.command_uid === 'hold');
+    const started = Date.now();
+    await stack.command(tenant, session, 'answer', { command_uid: 'late-answer' });
+    const result = await stack.events.waitFor(
+      (e) => e.session_uuid === session && e.command_uid === 'late-answer',
+      4000,
+    );
+    expect(result).toMatchObject({
+      event: 'command.result',
+      command: 'call.answer',
+      success: false,
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(stack.events.session(session).some((e) => e.event === 'call.answered')).toBe(false);
+    await stack.command(tenant, session, 'hangup');
+    await stack.events.of(session, 'call.hangup');
+  });
+
   it('hangup gives command.result at once, then call.hangup completed with its duration', async () => {
     const session = await inboundCall();
     await stack.command(tenant, session, 'answer');
