@@ -60,7 +60,7 @@ async function join(session: string, room: string): Promise<Record<string, unkno
 const field = (session: string, name: string) =>
   stack.redis.hget(stack.keys.session(session), name);
 
-describe('conference members', () => {
+describe.concurrent('conference members', () => {
   it('members join muted; joined is reported with the member id once FreeSWITCH confirms', async () => {
     const room = await newRoom();
     const [a, b] = await Promise.all([answeredCall(), answeredCall()]);
@@ -156,7 +156,7 @@ describe('conference members', () => {
   });
 });
 
-describe('room playback', () => {
+describe.concurrent('room playback', () => {
   it('play ends naturally with conference.play.finished and the room back to stopped', async () => {
     const room = await newRoom();
     const session = await answeredCall();

@@ -28,7 +28,7 @@ async function dialStatus(session: string): Promise<unknown> {
   return res.json<{ status: string }>().status;
 }
 
-describe('dial', () => {
+describe.concurrent('dial', () => {
   it('an answered dial reports dialing, ringing, answered; the callee hanging up ends it completed', async () => {
     const to = mobile();
     await stack.control.number(to, 'answer', 150);

@@ -58,7 +58,7 @@ async function collect(call: Call, uid: string, body: Record<string, unknown>): 
   });
 }
 
-describe('play_and_get_digits', () => {
+describe.concurrent('play_and_get_digits', () => {
   it('collects digits up to the terminator, with a dtmf event per key in real time', async () => {
     const call = await answeredCall();
     await collect(call, 'pin', {});

@@ -20,7 +20,7 @@ async function inboundCall(caller = mobile()): Promise<string> {
   return session;
 }
 
-describe('inbound calls', () => {
+describe.concurrent('inbound calls', () => {
   it('an inbound call to a routed DID gives call.new with caller_id and did', async () => {
     const caller = mobile();
     const uuid = await stack.control.call(did, caller);

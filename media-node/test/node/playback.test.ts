@@ -51,7 +51,7 @@ async function play(session: string, uid: string, body: Record<string, unknown>)
 
 const after = (events: Ev[], a: Ev, b: Ev) => events.indexOf(a) < events.indexOf(b);
 
-describe('playback', () => {
+describe.concurrent('playback', () => {
   it('plays fetched audio: playback.started, command.result, then playback.stopped at its end', async () => {
     const session = await answeredCall();
     const url = tone(300);
