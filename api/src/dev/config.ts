@@ -8,6 +8,12 @@ export const LauncherEnv = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   ADMIN_API_KEY: Type.Optional(Type.String({ minLength: 16 })),
   DATA_DIR: Type.String({ default: '.data' }),
+  SIM_HTTP_PORT: Type.Integer({ minimum: 1, maximum: 65_535, default: 8090 }),
+  SIM_ESL_PORT: Type.Integer({ minimum: 1, maximum: 65_535, default: 8021 }),
+  FS_ESL_HOST: Type.Optional(Type.String({ minLength: 1 })),
+  FS_ESL_PORT: Type.Integer({ minimum: 1, maximum: 65_535, default: 8021 }),
+  FS_ESL_PASSWORD: Type.String({ default: 'ClueCon' }),
+  MEDIA_METRICS_PORT: Type.Integer({ minimum: 1, maximum: 65_535, default: 9464 }),
 });
 export type LauncherConfig = Static<typeof LauncherEnv>;
 

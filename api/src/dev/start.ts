@@ -6,7 +6,8 @@ import { childEnv, generateAdminKey, loadLauncherConfig } from './config.js';
 
 /**
  * `npm start`: the gateway on one machine. Spawns Redis when REDIS_URL is unset (with AOF, data
- * under DATA_DIR), then each process of the gateway as a child with prefixed logs; Ctrl-C stops all.
+ * under DATA_DIR), then the FreeSWITCH simulator (unless FS_ESL_HOST names a real FreeSWITCH), a
+ * media node and the api, each a child with prefixed logs; Ctrl-C stops all.
  */
 const config = loadLauncherConfig();
 const adminKey = config.ADMIN_API_KEY ?? generateAdminKey();
@@ -34,21 +35,42 @@ const onExit = (name: string, code: number | null): void => {
   void shutdown(1);
 };
 
-children.push(
-  startChild(
-    'api',
-    'api/src/server.ts',
-    childEnv({ ...common, PORT: String(config.PORT), ADMIN_API_KEY: adminKey }),
-    onExit,
-    children.length,
-  ),
-);
+const launch = (name: string, script: string, env: Record<string, string>): void => {
+  children.push(startChild(name, script, childEnv({ ...common, ...env }), onExit, children.length));
+};
+
+// Without FS_ESL_HOST the media node drives the bundled FreeSWITCH simulator.
+const simulated = config.FS_ESL_HOST === undefined;
+const esl = simulated
+  ? { host: '127.0.0.1', port: config.SIM_ESL_PORT, password: 'ClueCon' }
+  : { host: config.FS_ESL_HOST ?? '', port: config.FS_ESL_PORT, password: config.FS_ESL_PASSWORD };
+if (simulated) {
+  launch('simulator', 'media-node/sim/main.ts', {
+    SIM_ESL_HOST: esl.host,
+    SIM_ESL_PORT: String(esl.port),
+    SIM_ESL_PASSWORD: esl.password,
+    SIM_HTTP_PORT: String(config.SIM_HTTP_PORT),
+  });
+}
+launch('media-node', 'media-node/src/main.ts', {
+  NODE_NAME: 'media-1',
+  FS_ESL_HOST: esl.host,
+  FS_ESL_PORT: String(esl.port),
+  FS_ESL_PASSWORD: esl.password,
+  METRICS_PORT: String(config.MEDIA_METRICS_PORT),
+  PLAYBACK_CACHE_DIR: resolve(config.DATA_DIR, 'media'),
+  // Ctrl-C on a laptop should not wait minutes for calls to end.
+  DRAIN_TIMEOUT_SEC: '3',
+});
+launch('api', 'api/src/server.ts', { PORT: String(config.PORT), ADMIN_API_KEY: adminKey });
 
 console.log(`
 voicegw is starting (development defaults)
   API            http://127.0.0.1:${config.PORT}   (OpenAPI: /docs)
   Admin key      ${adminKey}${config.ADMIN_API_KEY ? '' : '   (generated; set ADMIN_API_KEY to choose one)'}
   Redis          ${redisUrl}${redis ? `   (spawned, data in ${config.DATA_DIR}/redis)` : ''}
+  FreeSWITCH     ${simulated ? `simulator: ESL 127.0.0.1:${esl.port}, control API http://127.0.0.1:${config.SIM_HTTP_PORT}/sim` : `${esl.host}:${esl.port}`}
+  Media node     media-1 (metrics http://127.0.0.1:${config.MEDIA_METRICS_PORT}/metrics)
   Webhooks       ALLOW_HTTP_WEBHOOKS=true ALLOW_LOCALHOST_WEBHOOKS=true
 Press Ctrl-C to stop.
 `);
@@ -56,7 +78,9 @@ Press Ctrl-C to stop.
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  await Promise.all(children.map((c) => c.stop()));
+  // Reverse start order: the api stops taking requests, the media node drains while FreeSWITCH
+  // (or the simulator) is still there, and Redis goes last.
+  for (const child of [...children].reverse()) await child.stop();
   await redis?.stop();
   process.exit(code);
 }
