@@ -1,11 +1,22 @@
+import { createHash } from 'node:crypto';
 import { createRedis, type RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import type { AppRecord, AppStore } from './apps.js';
 
+/** An app as authentication needs it: its record and the digest of its API key. */
+export interface KnownApp {
+  readonly record: AppRecord;
+  /** sha256 of `record.api_key`, computed once per cache fill rather than per request. */
+  readonly keyDigest: Buffer;
+}
+
 interface Entry {
-  readonly app: AppRecord | undefined;
+  readonly app: KnownApp | undefined;
   readonly expires: number;
 }
+
+export const secretDigest = (secret: string): Buffer =>
+  createHash('sha256').update(secret).digest();
 
 /** Upper bound of cached entries, so random app ids cannot grow the cache without limit. */
 const MAX_ENTRIES = 50_000;
@@ -46,12 +57,13 @@ export class AppDirectory {
     this.cache.clear();
   }
 
-  async get(appId: string): Promise<AppRecord | undefined> {
+  async get(appId: string): Promise<KnownApp | undefined> {
     const now = Date.now();
     const hit = this.cache.get(appId);
     if (hit && hit.expires > now) return hit.app;
     const generation = this.generation;
-    const app = await this.store.get(appId);
+    const record = await this.store.get(appId);
+    const app = record && { record, keyDigest: secretDigest(record.api_key) };
     if (this.ttlMs > 0 && generation === this.generation) {
       if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
       this.cache.set(appId, { app, expires: now + this.ttlMs });

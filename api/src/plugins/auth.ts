@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '@voicegw/shared';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppDirectory } from '../domain/app-directory.js';
+import { AppDirectory, secretDigest, type KnownApp } from '../domain/app-directory.js';
 import { AppStore, type AppRecord } from '../domain/apps.js';
 
 declare module 'fastify' {
@@ -22,11 +22,9 @@ declare module 'fastify' {
 
 const APP_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** Constant-time comparison that also hides the length of the expected secret. */
-function secretsEqual(given: string, expected: string): boolean {
-  const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
+/** Constant-time comparison of digests, which also hides the length of the expected secret. */
+const digestsEqual = (given: string, expected: Buffer): boolean =>
+  timingSafeEqual(secretDigest(given), expected);
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name];
@@ -64,21 +62,22 @@ export default fp(
       if (!APP_ID.test(appId)) throw new GatewayError('INVALID_APP_ID');
       const key = header(request, 'x-api-key');
       if (key === undefined || key === '') throw new GatewayError('MISSING_API_KEY');
-      let record: AppRecord | undefined;
+      let known: KnownApp | undefined;
       try {
-        record = await directory.get(appId);
+        known = await directory.get(appId);
       } catch (cause) {
         throw new GatewayError('AUTH_BACKEND_FAILED', { cause });
       }
-      if (!record || !secretsEqual(key, record.api_key)) throw new GatewayError('INVALID_API_KEY');
-      return record;
+      if (!known || !digestsEqual(key, known.keyDigest)) throw new GatewayError('INVALID_API_KEY');
+      return known.record;
     }
 
+    const adminDigest =
+      config.ADMIN_API_KEY === undefined ? undefined : secretDigest(config.ADMIN_API_KEY);
     app.decorate('authenticateAdmin', async (request: FastifyRequest) => {
-      const expected = config.ADMIN_API_KEY;
-      if (expected === undefined) throw new GatewayError('ADMIN_NOT_CONFIGURED');
+      if (adminDigest === undefined) throw new GatewayError('ADMIN_NOT_CONFIGURED');
       const given = header(request, 'x-admin-api-key');
-      if (given === undefined || given === '' || !secretsEqual(given, expected)) {
+      if (given === undefined || given === '' || !digestsEqual(given, adminDigest)) {
         // The admin key is worth more than an app key: failures count against the same
         // unauthenticated window.
         await app.rateLimiter.unauthenticated(request);
