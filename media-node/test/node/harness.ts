@@ -2,6 +2,7 @@
 // FreeSWITCH simulator over TCP and media nodes in process. Events are read from the Redis event
 // stream, as the dispatcher reads them.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
@@ -240,6 +241,8 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+const TEST_MEDIA_DIR = join(tmpdir(), 'voicegw-test-media');
+
 /** Fast timings for tests; each file may override. */
 export const TEST_NODE_ENV: Record<string, string> = {
   LOG_LEVEL: 'silent',
@@ -249,7 +252,7 @@ export const TEST_NODE_ENV: Record<string, string> = {
   ESL_RECONNECT_MIN_MS: '50',
   ESL_RECONNECT_MAX_MS: '500',
   METRICS_PORT: '0',
-  PLAYBACK_CACHE_DIR: join(tmpdir(), 'voicegw-test-media'),
+  PLAYBACK_CACHE_DIR: TEST_MEDIA_DIR,
 };
 
 export interface StackOptions {
@@ -359,6 +362,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     dial: (tenant, body) => inject_('POST', '/api/v1/dial', tenant.headers, body),
     async close() {
       await Promise.allSettled(nodes.map((n) => n.close()));
+      // Each node caches audio in a directory of its own prefix: leave no litter in /tmp.
+      await Promise.allSettled(
+        nodes.map((n) => rm(join(TEST_MEDIA_DIR, n.prefix), { recursive: true, force: true })),
+      );
       await proxy?.close();
       await Promise.allSettled(sims.map((s) => s.close()));
       await events.close();
