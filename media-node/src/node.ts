@@ -184,7 +184,7 @@ export async function startMediaNode(
       log,
     );
   }
-  log.info({ name: config.NODE_NAME, capacity: config.CAPACITY }, 'media node ready');
+  log.info({ node_name: config.NODE_NAME, capacity: config.CAPACITY }, 'media node ready');
 
   let closing: Promise<void> | undefined;
   const close = (closeOptions: CloseOptions = {}): Promise<void> =>

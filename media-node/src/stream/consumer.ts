@@ -178,7 +178,7 @@ export class CommandConsumer {
       if (floor === undefined || compareStreamIds(low, floor) < 0) floor = low;
       if (name === this.o.group) await this.forgetIdleConsumers();
     }
-    if (floor && floor !== '0-0') await redis.xtrim(stream, 'MINID', '~', floor);
+    if (floor && floor !== '0-0') await redis.xtrim(stream, 'MINID', floor);
   }
 
   /** Consumers of dead processes with nothing pending would otherwise pile up in the group. */
