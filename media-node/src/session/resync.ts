@@ -31,11 +31,14 @@ export async function resync(node: NodeContext, connectedAt: number): Promise<vo
   let kept = 0;
   let vanished = 0;
   for (const session of node.sessions.all()) {
-    // Sessions begun on this connection are current (a dial's channel may not exist yet).
+    // Sessions begun on this connection are current (a dial's channel may not exist yet); one
+    // that ended while we were asking has nothing left to resync.
+    if (session.ended) continue;
     if (session.startedAt >= connectedAt || (await exists(session.channel.uuid))) {
       kept++;
       continue;
     }
+    if (session.ended) continue;
     vanished++;
     await markVanished(node, session.id);
     session.ended = true;
