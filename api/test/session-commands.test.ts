@@ -312,6 +312,14 @@ describe('ownership', () => {
     expect(await commandsFor(api, node)).toHaveLength(before);
   });
 
+  it('an ended session answers 404', async () => {
+    const session = await newSession();
+    await api.redis.hset(api.keys.session(session), 'ended_at', String(Date.now()));
+    const res = await post(session, 'answer');
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ success: false, error: 'Session not found' });
+  });
+
   it('a session whose media node heartbeat expired answers 404', async () => {
     const gone = await liveNode(api);
     const session = await seedSession(api, tenant, gone);

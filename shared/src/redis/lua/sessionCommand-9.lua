@@ -32,9 +32,11 @@ local wait = fixedWindow(KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
 if wait == 0 then wait = fixedWindow(KEYS[2], tonumber(ARGV[4]), tonumber(ARGV[5])) end
 if wait > 0 then return {-1, wait} end
 
-local s = redis.call('HMGET', KEYS[3], 'app_id', 'conf_room', 'conf_state', 'conf_muted')
+local s = redis.call('HMGET', KEYS[3], 'app_id', 'conf_room', 'conf_state', 'conf_muted', 'ended_at')
 if not s[1] then return {-2} end
 if s[1] ~= appId then return {-3} end
+-- An ended session lingers a while for the dial status lookup; commands no longer reach it.
+if s[5] then return {-2} end
 if redis.call('EXISTS', KEYS[4]) == 0 then return {-2} end
 
 local previous = redis.call('GET', KEYS[5])
