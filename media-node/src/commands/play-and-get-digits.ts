@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EventPayload } from '@voicegw/shared';
 import type { FsEvent } from '../esl/event.js';
-import { MediaUnavailableError } from '../media/cache.js';
 import type { Session } from '../session/session.js';
+import { fetchAudio, publishFileNotFound, sleep } from './audio.js';
 import {
   DEFERRED_TIMEOUT_MS,
   describe,
@@ -43,29 +43,13 @@ async function run(ctx: CommandContext<'play_and_get_digits'>, deadline: number)
   const { session, message } = ctx;
   const { args } = message;
   const urls = [...args.prompt_files, ...(args.invalid_files ?? [])];
-  const { media } = session.node;
-  const fetching = media.acquire(urls);
-  const fetched = await Promise.race([
-    fetching.then(
-      (paths) => ({ paths }),
-      (err: unknown) => ({ err }),
-    ),
-    sleep(deadline - Date.now()).then(() => ({ timeout: true as const })),
-  ]);
-  if ('timeout' in fetched) {
-    fetching.then(() => media.release(urls)).catch(() => undefined);
+  const fetched = await fetchAudio(session.node.media, urls, deadline);
+  if (fetched.kind === 'late') {
     return session.serial(() => ctx.result(false, 'audio not fetched within 2000 ms'));
   }
-  if ('err' in fetched) {
-    const failed = fetched.err instanceof MediaUnavailableError ? fetched.err.urls : urls;
+  if (fetched.kind === 'missing') {
     await session.serial(async () => {
-      await session.publish({
-        event: 'playback.file_not_found',
-        session_uuid: session.id,
-        command_uid: message.command_uid,
-        urls: [...failed],
-        file_path: failed.join(','),
-      });
+      await publishFileNotFound(session, message.command_uid, fetched.urls);
       await ctx.result(false, 'audio not found');
     });
     return;
@@ -111,7 +95,7 @@ async function run(ctx: CommandContext<'play_and_get_digits'>, deadline: number)
   const finish = (): void => {
     channel.off('event', onEvent);
     channel.off('gone', onGone);
-    media.release(urls);
+    session.node.media.release(urls);
   };
   channel.on('event', onEvent);
   channel.once('gone', onGone);
@@ -157,6 +141,3 @@ function collected(
 
 const playlist = (paths: readonly string[]): string =>
   paths.length === 1 ? (paths[0] ?? '') : `file_string://${paths.join('!')}`;
-
-const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));

@@ -1,6 +1,6 @@
-import { MediaUnavailableError } from '../media/cache.js';
 import { Playback } from '../session/playback.js';
 import type { Session } from '../session/session.js';
+import { fetchAudio, publishFileNotFound, sleep } from './audio.js';
 import {
   DEFERRED_TIMEOUT_MS,
   describe,
@@ -38,23 +38,11 @@ async function run(
 ): Promise<void> {
   const { session, message } = ctx;
   const { urls } = message.args;
-  const fetching = session.node.media.acquire(urls);
-  const fetched = await Promise.race([
-    fetching.then(
-      (paths) => ({ paths }),
-      (err: unknown) => ({ err }),
-    ),
-    sleep(deadline - Date.now()).then(() => ({ timeout: true as const })),
-  ]);
-  if ('timeout' in fetched) {
-    // Too slow: the download goes on into the cache, but this playback is abandoned.
-    fetching.then(() => session.node.media.release(urls)).catch(() => undefined);
-    return abandon(ctx, playback, 'audio not fetched within 2000 ms');
-  }
-  if ('err' in fetched) {
-    const failed = fetched.err instanceof MediaUnavailableError ? fetched.err.urls : urls;
-    session.log.info({ failed }, 'playback: audio not found');
-    await notFound(session, message.command_uid, failed);
+  const fetched = await fetchAudio(session.node.media, urls, deadline);
+  if (fetched.kind === 'late') return abandon(ctx, playback, 'audio not fetched within 2000 ms');
+  if (fetched.kind === 'missing') {
+    session.log.info({ failed: fetched.urls }, 'playback: audio not found');
+    await session.serial(() => publishFileNotFound(session, message.command_uid, fetched.urls));
     return abandon(ctx, playback, 'audio not found');
   }
   if (playback.superseded || session.ended) {
@@ -78,7 +66,7 @@ async function run(
   }
   if ((await Promise.race([playback.end, sleep(0)])) === 'FILE NOT FOUND') {
     // The cached copy could not be opened by FreeSWITCH (a volume not shared, say).
-    await notFound(session, message.command_uid, urls);
+    await session.serial(() => publishFileNotFound(session, message.command_uid, urls));
     return abandon(ctx, playback, 'FreeSWITCH could not open the audio');
   }
   await playback.stop();
@@ -95,23 +83,8 @@ async function abandon(
   await ctx.session.serial(() => ctx.result(false, error));
 }
 
-async function notFound(session: Session, commandUid: string, urls: readonly string[]) {
-  await session.serial(() =>
-    session.publish({
-      event: 'playback.file_not_found',
-      session_uuid: session.id,
-      command_uid: commandUid,
-      urls: [...urls],
-      file_path: urls.join(','),
-    }),
-  );
-}
-
 async function seekTo(session: Session, ms: number): Promise<void> {
   const { channel } = session;
   const reply = await channel.api(`uuid_fileman ${channel.uuid} seek:${ms}`).catch(String);
   if (!reply.startsWith('+OK')) session.log.warn({ reply }, 'offset_sec: seek refused');
 }
-
-const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
