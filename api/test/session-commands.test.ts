@@ -343,6 +343,15 @@ describe('idempotency', () => {
     expect(mine).toHaveLength(1);
   });
 
+  it('only a caller-supplied command_uid is remembered', async () => {
+    const session = await newSession();
+    await post(session, 'answer');
+    await post(session, 'answer', { command_uid: 'kept' });
+    const claims = await api.redis.keys(`${api.keys.prefix}:claim:${tenant.appId}:${session}:*`);
+    expect(claims).toEqual([api.keys.commandClaim(tenant.appId, session, 'kept')]);
+    expect(await api.redis.pttl(claims[0]!)).toBeGreaterThan(86_000_000);
+  });
+
   it('50 parallel requests with one command_uid give one stream entry and one operation', async () => {
     const session = await newSession();
     const replies = await Promise.all(

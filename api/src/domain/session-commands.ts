@@ -96,7 +96,7 @@ export async function submitSessionCommand<C extends SessionCommandName>(
       ...windows.args,
       command,
       cooldown?.ms ?? 0,
-      app.config.COMMAND_UID_TTL_SEC * 1000,
+      givenUid === undefined ? 0 : app.config.COMMAND_UID_TTL_SEC * 1000,
       JSON.stringify(accepted),
       encodeCommand(message),
       roomId,

@@ -11,7 +11,9 @@
 
   ARGV[1] app id          ARGV[2] ip limit     ARGV[3] ip window ms
   ARGV[4] app limit       ARGV[5] app window ms
-  ARGV[6] command name    ARGV[7] cooldown ms (0 = none)    ARGV[8] claim ttl ms
+  ARGV[6] command name    ARGV[7] cooldown ms (0 = none)
+  ARGV[8] claim ttl ms, 0 when the api generated the command_uid (nobody can repeat it, so
+          nothing is claimed or remembered)
   ARGV[9] 202 body JSON (non-conference commands)
   ARGV[10] stream message JSON    ARGV[11] room id (conference/join)    ARGV[12] session id
 
@@ -39,8 +41,11 @@ if s[1] ~= appId then return {-3} end
 if s[5] then return {-2} end
 if redis.call('EXISTS', KEYS[4]) == 0 then return {-2} end
 
-local previous = redis.call('GET', KEYS[5])
-if previous then return {1, previous} end
+local claimTtl = tonumber(ARGV[8])
+if claimTtl > 0 then
+  local previous = redis.call('GET', KEYS[5])
+  if previous then return {1, previous} end
+end
 
 local room, state, muted = s[2] or '', s[3] or 'none', s[4] == '1'
 local body = ARGV[9]
@@ -85,7 +90,7 @@ end
 local cooldown = tonumber(ARGV[7])
 if cooldown > 0 and not redis.call('SET', KEYS[6], '1', 'PX', cooldown, 'NX') then return {-4} end
 
-redis.call('SET', KEYS[5], body, 'PX', tonumber(ARGV[8]))
+if claimTtl > 0 then redis.call('SET', KEYS[5], body, 'PX', claimTtl) end
 if change then redis.call('HSET', KEYS[3], unpack(change)) end
 if command == 'conference/join' then
   local t = redis.call('TIME')
