@@ -52,6 +52,14 @@ export type { ScriptName } from './redis/scripts.js';
 
 export { SessionStore, parseSession, sessionFields } from './sessions/record.js';
 export type { SessionRecord, NewSession, ConferenceState, DialStatus } from './sessions/record.js';
+export {
+  RecordingStore,
+  parseRecording,
+  recordingPath,
+  RECORDING_FALLBACK_MS,
+} from './recordings/store.js';
+export type { RecordingRecord, NewRecording, ExpiredRecording } from './recordings/store.js';
+export { wavHeader, WAV_HEADER_BYTES } from './recordings/wav.js';
 export { NodeRegistry, PrefixCollisionError } from './nodes/registry.js';
 export type { NodeHeartbeat, LiveNode } from './nodes/registry.js';
 

@@ -88,6 +88,24 @@ export class RedisKeys {
     return `${this.prefix}:lock:sweeper`;
   }
 
+  // Recordings
+  /** Hash: one recording's metadata (app, file, times); expires with its retention. */
+  recording(sessionId: string, recordingId: string): string {
+    return `${this.prefix}:rec:${sessionId}:${recordingId}`;
+  }
+  /** String: id of the session's latest recording (served at .../recording/file.wav). */
+  sessionRecording(sessionId: string): string {
+    return `${this.prefix}:sess:${sessionId}:rec`;
+  }
+  /** Sorted set: `<session id>/<recording id>` → epoch ms its file and metadata expire. */
+  recordingExpiry(): string {
+    return `${this.prefix}:rec:expiry`;
+  }
+  /** String: the api's public base URL, announced by the api for building recording_url. */
+  publicBaseUrl(): string {
+    return `${this.prefix}:api:public-base-url`;
+  }
+
   // Rate limiting
   rateWindow(scope: string, subject: string, window: number): string {
     return `${this.prefix}:rl:${scope}:${subject}:${window}`;

@@ -18,7 +18,10 @@ export type ScriptName =
   | 'endSession'
   | 'updateSession'
   | 'conferenceMember'
-  | 'roomPlaybackDone';
+  | 'roomPlaybackDone'
+  | 'recordingStarted'
+  | 'recordingStopped'
+  | 'recordingExpired';
 
 interface ScriptFile {
   readonly name: string;

@@ -1,0 +1,20 @@
+--[[
+  Registers a recording that has just started: its metadata hash, the session's pointer to its
+  latest recording (what .../recording/file.wav serves) and its entry in the expiry set. Until
+  it stops, the recording expires at a fallback time far ahead, so that the file and metadata
+  of a recording whose node died mid-call are still swept one day.
+
+  KEYS[1] recording hash    KEYS[2] session's latest-recording pointer    KEYS[3] expiry zset
+
+  ARGV[1] expiry member (`<session id>/<recording id>`)    ARGV[2] recording id
+  ARGV[3] fallback expiry (epoch ms)                        ARGV[4..] field, value pairs
+
+  Returns 1.
+]]
+
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('PEXPIREAT', KEYS[2], ARGV[3])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+return 1
