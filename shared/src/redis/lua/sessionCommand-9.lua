@@ -93,8 +93,8 @@ if cooldown > 0 and not redis.call('SET', KEYS[6], '1', 'PX', cooldown, 'NX') th
 if claimTtl > 0 then redis.call('SET', KEYS[5], body, 'PX', claimTtl) end
 if change then redis.call('HSET', KEYS[3], unpack(change)) end
 if command == 'conference/join' then
-  local t = redis.call('TIME')
-  redis.call('ZADD', KEYS[9], 'NX', t[1] * 1000 + math.floor(t[2] / 1000), ARGV[12])
+  -- A per-room sequence, not the clock: members list in exact join order, even within one ms.
+  redis.call('ZADD', KEYS[9], 'NX', redis.call('HINCRBY', KEYS[8], 'join_seq', 1), ARGV[12])
 end
 redis.call('XADD', KEYS[7], '*', 'c', ARGV[10])
 return {0, body}
