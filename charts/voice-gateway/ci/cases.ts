@@ -1,0 +1,86 @@
+// The renderings the check lints, templates and validates, and the bad values it expects
+// values.schema.json to refuse (each with the words helm must print).
+import { CHART } from './helm.js';
+
+export interface RenderCase {
+  readonly name: string;
+  readonly args: readonly string[];
+}
+
+export const RENDERS: readonly RenderCase[] = [
+  { name: 'default values', args: [] },
+  {
+    name: 'values-production.example.yaml',
+    args: ['-f', `${CHART}values-production.example.yaml`],
+  },
+  // The sandbox: the simulator instead of FreeSWITCH, monitoring on, the dispatcher on Kafka.
+  {
+    name: 'simulator engine, Kafka bus, monitoring',
+    args: [
+      '--set',
+      'freeswitch.engine=simulator',
+      '--set',
+      'eventBus.type=kafka',
+      '--set',
+      'eventBus.kafka.brokers={kafka-0.kafka:9092,kafka-1.kafka:9092}',
+      '--set',
+      'metrics.serviceMonitor.enabled=true',
+      '--set',
+      'metrics.prometheusRule.enabled=true',
+      '--set',
+      'api.autoscaling.enabled=false',
+      '--set',
+      'secrets.existingSecret=voicegw-secrets',
+    ],
+  },
+];
+
+export interface RejectCase {
+  readonly name: string;
+  readonly args: readonly string[];
+  /** Every one of these must appear in helm's error output. */
+  readonly expect: readonly string[];
+}
+
+export const REJECTS: readonly RejectCase[] = [
+  {
+    name: 'a negative replica count',
+    args: ['--set', 'api.replicas=-1'],
+    expect: ['api.replicas: Must be greater than or equal to 1'],
+  },
+  {
+    name: 'a string where an integer belongs',
+    args: ['--set-string', 'mediaNode.drainTimeoutSec=five'],
+    expect: ['mediaNode.drainTimeoutSec: Invalid type. Expected: integer, given: string'],
+  },
+  {
+    name: 'a misspelt key',
+    args: ['--set', 'api.replcas=3'],
+    expect: ['api: Additional property replcas is not allowed'],
+  },
+  {
+    name: 'an undocumented environment variable',
+    args: ['--set', 'mediaNode.env.NODE_CAPACITY=10'],
+    expect: ['mediaNode.env: Additional property NODE_CAPACITY is not allowed'],
+  },
+  {
+    name: 'a variable the chart sets itself',
+    args: ['--set', 'api.env.REDIS_URL=redis://elsewhere:6379'],
+    expect: ['api.env: Additional property REDIS_URL is not allowed'],
+  },
+  {
+    name: "a value the process's own schema refuses",
+    args: ['--set', 'api.env.APP_CACHE_TTL_MS=5000'],
+    expect: ['api.env.APP_CACHE_TTL_MS: Must be less than or equal to 1000'],
+  },
+  {
+    name: 'the Kafka bus without brokers',
+    args: ['--set', 'eventBus.type=kafka'],
+    expect: ['eventBus.kafka.brokers: Array must have at least 1 items'],
+  },
+  {
+    name: 'an unknown FreeSWITCH engine',
+    args: ['--set', 'freeswitch.engine=asterisk'],
+    expect: ['freeswitch.engine: freeswitch.engine must be one of the following'],
+  },
+];

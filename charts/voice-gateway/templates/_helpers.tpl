@@ -1,0 +1,137 @@
+{{/* Names, labels and the pieces every workload shares. */}}
+
+{{- define "vg.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "vg.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Name of one component's objects: <fullname>-<component>, within 63 characters. */}}
+{{- define "vg.componentName" -}}
+{{- printf "%s-%s" (include "vg.fullname" .root | trunc (int (sub 62 (len .component)))) .component | trimSuffix "-" }}
+{{- end }}
+
+{{- define "vg.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" }}
+{{ include "vg.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+app.kubernetes.io/part-of: voicegw
+{{- end }}
+
+{{- define "vg.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "vg.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{- define "vg.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "vg.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "vg.secretName" -}}
+{{- default (include "vg.fullname" .) .Values.secrets.existingSecret }}
+{{- end }}
+
+{{- define "vg.image" -}}
+{{- $image := index .root.Values.images .name -}}
+{{- printf "%s:%s" $image.repository (default .root.Chart.AppVersion $image.tag) }}
+{{- end }}
+
+{{/* An env map of documented variables, by name; numbers are written as integers (YAML numbers
+     reach templates as float64, which would print 1073741824 as 1.073741824e+09). */}}
+{{- define "vg.envMap" -}}
+{{- include "vg.envMapItems" . | trim }}
+{{- end }}
+
+{{- define "vg.envMapItems" -}}
+{{- range $name, $value := . }}
+- name: {{ $name }}
+  value: {{ if kindIs "float64" $value }}{{ $value | int64 | quote }}{{ else }}{{ $value | toString | quote }}{{ end }}
+{{- end }}
+{{- end }}
+
+{{/* Redis for every process: the URL from the Secret (it may carry a password), the prefix. */}}
+{{- define "vg.redisEnv" -}}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "vg.secretName" . }}
+      key: redis-url
+- name: REDIS_PREFIX
+  value: {{ .Values.redis.prefix | quote }}
+{{- end }}
+
+{{/* Restart pods when what they read from the chart's Secret or config changes. */}}
+{{- define "vg.configChecksum" -}}
+checksum/secret: {{ include (print .Template.BasePath "/secret.yaml") . | sha256sum }}
+{{- end }}
+
+{{- define "vg.podSecurity" -}}
+serviceAccountName: {{ include "vg.serviceAccountName" . }}
+securityContext:
+  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+{{- with .Values.images.pullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* Scheduling values of one component (nodeSelector, tolerations, affinity). */}}
+{{- define "vg.scheduling" -}}
+{{- with .nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* tsx keeps its transpile cache in the temporary directory: writable under a read-only root. */}}
+{{- define "vg.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: 256Mi
+{{- end }}
+
+{{- define "vg.recordingsClaim" -}}
+{{- default (include "vg.componentName" (dict "root" . "component" "recordings")) .Values.recordings.persistence.existingClaim }}
+{{- end }}
+
+{{/* FreeSWITCH log levels from the chosen one up (mod_logfile takes the list). */}}
+{{- define "vg.freeswitchLogLevels" -}}
+{{- $levels := list "debug" "info" "notice" "warning" "err" "crit" "alert" }}
+{{- $from := 0 }}
+{{- range $i, $level := $levels }}{{ if eq $level $ }}{{ $from = $i }}{{ end }}{{ end }}
+{{- join "," (concat (list "console") (slice $levels $from)) }}
+{{- end }}
+
+{{/* The extension `disconnect` transfers a call to (DISCONNECT_EXTENSION): it hangs up. */}}
+{{- define "vg.disconnectExtension" -}}
+<extension name="{{ . }}">
+  <condition field="destination_number" expression="^{{ regexQuoteMeta . }}$">
+    <action application="hangup" data="NORMAL_CLEARING"/>
+  </condition>
+</extension>
+{{- end }}
