@@ -13,6 +13,10 @@ export interface SimConfig {
   readonly SIM_HTTP_HOST: string;
   /** Control API port. */
   readonly SIM_HTTP_PORT: number;
+  /** SIP trunk bind address (loopback: simulators on one machine call each other). */
+  readonly SIM_SIP_HOST: string;
+  /** SIP trunk port (FreeSWITCH's external profile listens on 5080; 0 picks a free port). */
+  readonly SIM_SIP_PORT: number;
   /** FreeSWITCH-Hostname / FreeSWITCH-Switchname of every event. */
   readonly SIM_HOSTNAME: string;
   /** FreeSWITCH-IPv4 of every event and the host part of inbound channel names. */
@@ -28,6 +32,8 @@ const DEFAULTS: SimConfig = {
   SIM_ESL_PASSWORD: 'ClueCon',
   SIM_HTTP_HOST: '127.0.0.1',
   SIM_HTTP_PORT: 8090,
+  SIM_SIP_HOST: '127.0.0.1',
+  SIM_SIP_PORT: 5080,
   SIM_HOSTNAME: 'sim-1',
   SIM_IPV4: '127.0.0.1',
   LOG_LEVEL: 'info',
@@ -39,7 +45,8 @@ export function loadSimConfig(env: NodeJS.ProcessEnv = process.env): SimConfig {
     const v = env[name];
     return v === undefined || v === '' ? undefined : v;
   };
-  const port = (name: 'SIM_ESL_PORT' | 'SIM_HTTP_PORT'): number => {
+  type PortName = 'SIM_ESL_PORT' | 'SIM_HTTP_PORT' | 'SIM_SIP_PORT';
+  const port = (name: PortName): number => {
     const raw = pick(name);
     if (raw === undefined) return DEFAULTS[name];
     const n = Number(raw);
@@ -47,7 +54,7 @@ export function loadSimConfig(env: NodeJS.ProcessEnv = process.env): SimConfig {
       problems.push(`${name} must be a port number 0-65535, got "${raw}"`);
     return n;
   };
-  const text = (name: Exclude<keyof SimConfig, 'SIM_ESL_PORT' | 'SIM_HTTP_PORT'>): string => {
+  const text = (name: Exclude<keyof SimConfig, PortName>): string => {
     const raw = pick(name);
     if (raw === undefined) return DEFAULTS[name];
     if (/\s/.test(raw)) problems.push(`${name} must not contain whitespace`);
@@ -59,6 +66,8 @@ export function loadSimConfig(env: NodeJS.ProcessEnv = process.env): SimConfig {
     SIM_ESL_PASSWORD: text('SIM_ESL_PASSWORD'),
     SIM_HTTP_HOST: text('SIM_HTTP_HOST'),
     SIM_HTTP_PORT: port('SIM_HTTP_PORT'),
+    SIM_SIP_HOST: text('SIM_SIP_HOST'),
+    SIM_SIP_PORT: port('SIM_SIP_PORT'),
     SIM_HOSTNAME: text('SIM_HOSTNAME'),
     SIM_IPV4: text('SIM_IPV4'),
     LOG_LEVEL: text('LOG_LEVEL'),

@@ -1,5 +1,6 @@
-// The simulator as a library: `startSimulator()` starts the event socket and the control API
-// (port 0 picks free ports) and returns the ports and a `close()`.
+// The simulator as a library: `startSimulator()` starts the event socket, the control API and,
+// when `sipPort` is given, the SIP trunk (port 0 picks free ports) and returns the ports and a
+// `close()`.
 import { createLogger, type Logger } from '@voicegw/shared';
 import { SimSwitch } from './core/switch.js';
 import { startEslServer } from './esl/server.js';
@@ -11,6 +12,9 @@ export interface SimulatorOptions {
   readonly password?: string;
   readonly httpHost?: string;
   readonly httpPort?: number;
+  /** SIP trunk listener (another simulator's originate reaches this one there); unset: none. */
+  readonly sipHost?: string;
+  readonly sipPort?: number;
   readonly hostname?: string;
   readonly ipv4?: string;
   readonly heartbeatMs?: number;
@@ -20,6 +24,8 @@ export interface SimulatorOptions {
 export interface Simulator {
   readonly eslPort: number;
   readonly httpPort: number;
+  /** Port of the SIP trunk listener, when one was asked for. */
+  readonly sipPort: number | undefined;
   readonly password: string;
   /** http://host:port of the control API. */
   readonly controlUrl: string;
@@ -41,21 +47,27 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     password,
     log,
   });
+  const sipPort =
+    options.sipPort === undefined
+      ? undefined
+      : await sw.trunk.listen(options.sipHost ?? '127.0.0.1', options.sipPort);
   const control = await buildControlApp(sw, log);
   const httpHost = options.httpHost ?? '127.0.0.1';
   await control.listen({ host: httpHost, port: options.httpPort ?? 8090 });
   const address = control.server.address();
   const httpPort = typeof address === 'object' && address ? address.port : 0;
-  log.info({ eslPort: esl.port, httpPort }, 'FreeSWITCH simulator ready');
+  log.info({ eslPort: esl.port, httpPort, sipPort }, 'FreeSWITCH simulator ready');
   let closing: Promise<void> | undefined;
   return {
     eslPort: esl.port,
     httpPort,
+    sipPort,
     password,
     controlUrl: `http://${httpHost}:${httpPort}`,
     close: () =>
       (closing ??= (async () => {
         sw.close();
+        await sw.trunk.close();
         await esl.close();
         await control.close();
       })()),

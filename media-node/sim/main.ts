@@ -12,6 +12,8 @@ const sim = await startSimulator({
   password: config.SIM_ESL_PASSWORD,
   httpHost: config.SIM_HTTP_HOST,
   httpPort: config.SIM_HTTP_PORT,
+  sipHost: config.SIM_SIP_HOST,
+  sipPort: config.SIM_SIP_PORT,
   hostname: config.SIM_HOSTNAME,
   ipv4: config.SIM_IPV4,
   logger: log,

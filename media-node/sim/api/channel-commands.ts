@@ -115,10 +115,12 @@ function deliver(ch: Channel, spec: string, source: string): void {
   setTimeout(next, MESSAGE_LATENCY_MS);
 }
 
-/** Sends toward the far end: on a loopback pair the other leg hears it. */
+/** Sends toward the far end: the other leg of a loopback pair, the far simulator of a trunk. */
 const uuidSendDtmf = withChannel((ch, argv) => {
   const spec = argv[0] ?? '';
-  if (ch.peer?.alive) deliver(ch.peer, spec, 'UNKNOWN');
+  const send = ch.sendDtmf;
+  if (send) for (const d of parseDigits(spec)) send(d.digit, d.samples);
+  else if (ch.peer?.alive) deliver(ch.peer, spec, 'UNKNOWN');
   return `+OK ${ch.uuid} sent DTMF ${spec}.\n`;
 });
 
@@ -142,7 +144,7 @@ const uuidTransfer = withChannel(async (ch, argv) => {
             : { app: step.slice(0, idx), arg: step.slice(idx + 1) };
         })
       : [{ app: 'park', arg: '' }];
-  await ch.executor.unwind();
+  await ch.executor.takeOver();
   if (!ch.alive) return '+OK\n';
   ch.setState('CS_ROUTING');
   ch.setState('CS_EXECUTE');

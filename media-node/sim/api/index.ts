@@ -3,6 +3,7 @@ import type { SimContext } from '../core/context.js';
 import { originate } from '../core/originate.js';
 import { conferenceApi } from '../conference/api.js';
 import { CHANNEL_COMMANDS } from './channel-commands.js';
+import { uuidBridge } from '../trunk/bridge.js';
 import { VERSION, show, statusText, uuidDump } from './info.js';
 import type { ApiHandler, ApiResult } from './types.js';
 
@@ -14,6 +15,7 @@ export function createApi(
   const commands: Record<string, ApiHandler> = {
     ...CHANNEL_COMMANDS,
     originate: (ctx, arg) => originate(ctx, arg),
+    uuid_bridge: uuidBridge,
     conference: (ctx, arg) => conferenceApi(ctx, arg),
     status: (ctx) => statusText(ctx, sessionsSinceStart()),
     version: () =>

@@ -56,6 +56,11 @@ export class Channel {
   releasePeer: (peer: Channel, cause: string) => void = (peer, cause) => {
     peer.hangup(this.peerCause(cause));
   };
+  /**
+   * How DTMF sent toward the far end leaves this channel (a SIP trunk leg sends it to the
+   * other simulator as RFC 2833); undefined for channels whose far end is simulated here.
+   */
+  sendDtmf: ((digit: string, samples: number) => void) | undefined;
   /** Runs just before CHANNEL_ANSWER (a loopback B leg answers its A leg first). */
   beforeAnswer: (() => void) | undefined;
   private readonly hangupHooks: Array<(cause: string) => void> = [];
@@ -150,7 +155,7 @@ export class Channel {
         ['DTMF-Source', source],
       ],
     });
-    this.executor.dtmf(digit);
+    this.executor.dtmf(digit, durationSamples);
   }
 
   /**

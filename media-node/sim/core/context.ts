@@ -7,6 +7,7 @@ import type { Player } from '../media/player.js';
 import type { MediaResolver } from '../media/audio-source.js';
 import type { NumberBook } from './numbers.js';
 import type { ConferenceRegistry } from '../conference/conference.js';
+import type { Trunk } from '../trunk/trunk.js';
 
 export interface Identity {
   readonly coreUuid: string;
@@ -26,6 +27,8 @@ export interface SimContext {
   readonly numbers: NumberBook;
   readonly media: MediaResolver;
   readonly conferences: ConferenceRegistry;
+  /** The SIP trunk to other simulators (originate to sofia/<profile>/<user>@<host>:<port>). */
+  readonly trunk: Trunk;
   /** A new event with the common headers (Core-UUID … Event-Sequence) already in place. */
   createEvent(name: string, site?: CallingSite, subclass?: string): FsEvent;
   fire(event: FsEvent): void;
@@ -43,7 +46,9 @@ export interface AppHandle {
   /** uuid_break: stop the media now; `true` if there was media to stop. */
   breakMedia?(): boolean;
   /** A DTMF digit reached the channel while this application was on top. */
-  dtmf?(digit: string): void;
+  dtmf?(digit: string, samples: number): void;
+  /** What `show channels` lists as the application, when it is not the one started. */
+  label?(): string;
   /** Another application started on top of this one (no event-lock): freeze media. */
   suspend?(): void;
   resume?(): void;

@@ -10,6 +10,8 @@ export interface DialEndpoint {
   /** Channel name FreeSWITCH gives the outbound leg. */
   readonly channelName: string;
   readonly context: string;
+  /** sofia/<profile>/<user>@<host>:<port>: where the SIP request goes (another simulator's trunk). */
+  readonly sip?: { readonly host: string; readonly port: number };
 }
 
 export interface OriginateRequest {
@@ -53,12 +55,15 @@ export function parseEndpoint(raw: string): DialEndpoint {
       return { tech, raw, number: ext, channelName: `loopback/${ext}-a`, context };
     }
     case 'sofia': {
-      // sofia/gateway/<gw>/<number> or sofia/<profile>/<user>@<host>
-      const number =
-        parts[0] === 'gateway'
-          ? (parts.slice(2).join('/').split('@')[0] ?? '')
-          : ((rest.split('/').pop() ?? '').split('@')[0] ?? '');
-      return { tech, raw, number, channelName: raw, context: 'default' };
+      // sofia/gateway/<gw>/<number> or sofia/<profile>/<user>@<host>[:<port>]
+      if (parts[0] === 'gateway') {
+        const number = parts.slice(2).join('/').split('@')[0] ?? '';
+        return { tech, raw, number, channelName: raw, context: 'default' };
+      }
+      const [number = '', host = ''] = (rest.split('/').pop() ?? '').split('@');
+      const m = /^([^:]+):(\d{1,5})$/.exec(host);
+      const sip = m ? { host: m[1] ?? '', port: Number(m[2]) } : undefined;
+      return { tech, raw, number, channelName: raw, context: 'default', ...(sip ? { sip } : {}) };
     }
     default:
       return { tech, raw, number: rest, channelName: raw, context: 'default' };

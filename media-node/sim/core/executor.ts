@@ -3,7 +3,7 @@
 // nested on top of it (the one below freezes) unless an `event-lock` holds the queue; the
 // channel hangs up when its dialplan/originate applications run out.
 import { randomUUID } from 'node:crypto';
-import type { AppHandle, SimContext } from './context.js';
+import type { AppHandle, AppImpl, SimContext } from './context.js';
 import type { Channel } from './channel.js';
 import { MESSAGE_LATENCY_MS, sleep } from './timing.js';
 
@@ -15,6 +15,11 @@ export interface ExecRequest {
   readonly eventLock: boolean;
   /** Came from sendmsg (fires PRIVATE_COMMAND after completing) rather than from a dialplan. */
   readonly fromMessage: boolean;
+  /**
+   * Not an application but a state of the channel (a bridge, a park after a bridge): no
+   * CHANNEL_EXECUTE / EXECUTE_COMPLETE, as FreeSWITCH's state handlers fire none.
+   */
+  readonly silent?: boolean;
 }
 
 interface Frame {
@@ -25,12 +30,21 @@ interface Frame {
 }
 
 /** Applications that read media and so process queued messages while they run. */
-const NESTABLE = new Set(['park', 'playback', 'play_and_get_digits', 'conference', 'sleep']);
+const NESTABLE = new Set([
+  'park',
+  'playback',
+  'play_and_get_digits',
+  'conference',
+  'sleep',
+  'uuid_bridge',
+]);
 
 export class Executor {
   private readonly stack: Frame[] = [];
   private readonly queue: ExecRequest[] = [];
   private lastResponse = '_none_';
+  /** Bumped when a transfer or bridge takes the channel away from its dialplan. */
+  private generation = 0;
 
   constructor(
     private readonly channel: Channel,
@@ -43,7 +57,7 @@ export class Executor {
 
   /** The applications currently running, bottom first. */
   running(): readonly string[] {
-    return this.stack.map((f) => f.req.app);
+    return this.stack.map((f) => f.handle?.label?.() ?? f.req.app);
   }
 
   /** sendmsg execute: reaches the channel on its next frame. */
@@ -54,8 +68,10 @@ export class Executor {
 
   /** Dialplan or originate applications: run in order; the channel hangs up after the last. */
   async runSequence(apps: ReadonlyArray<{ app: string; arg: string }>): Promise<void> {
+    const generation = this.generation;
+    const current = () => this.channel.alive && generation === this.generation;
     for (const { app, arg } of apps) {
-      if (!this.channel.alive) return;
+      if (!current()) return;
       const frame = this.start({
         app,
         arg,
@@ -66,10 +82,25 @@ export class Executor {
       await frame.finished;
     }
     // Messages still queued run before the channel gives up, as the session thread would.
-    while (this.channel.alive && (this.queue.length > 0 || this.stack.length > 0)) {
+    while (current() && (this.queue.length > 0 || this.stack.length > 0)) {
       await sleep(MESSAGE_LATENCY_MS);
     }
-    if (this.channel.alive) this.channel.hangup('NORMAL_CLEARING');
+    if (current()) this.channel.hangup('NORMAL_CLEARING');
+  }
+
+  /**
+   * uuid_transfer, uuid_bridge: the channel leaves what it was running (each application ends
+   * with its closing events) and its old dialplan no longer decides when it hangs up.
+   */
+  async takeOver(): Promise<void> {
+    this.generation++;
+    await this.unwind();
+  }
+
+  /** Puts a channel state (a bridge) on the stack: `impl` runs it, with no execute events. */
+  hold(app: string, arg: string, impl: AppImpl): Promise<void> {
+    const req = { app, arg, appUuid: randomUUID(), eventLock: false, fromMessage: false };
+    return this.start({ ...req, silent: true }, impl).finished;
   }
 
   /** uuid_break: stop the media on top; `all` also flushes queued messages and every level. */
@@ -79,8 +110,8 @@ export class Executor {
     for (const f of frames) f.handle?.breakMedia?.();
   }
 
-  dtmf(digit: string): void {
-    this.stack.at(-1)?.handle?.dtmf?.(digit);
+  dtmf(digit: string, samples: number): void {
+    this.stack.at(-1)?.handle?.dtmf?.(digit, samples);
   }
 
   fileHandle() {
@@ -120,17 +151,19 @@ export class Executor {
     this.pump();
   }
 
-  private start(req: ExecRequest): Frame {
+  private start(req: ExecRequest, override?: AppImpl): Frame {
     let resolveFinished!: () => void;
     const finished = new Promise<void>((r) => (resolveFinished = r));
     const frame: Frame = { req, handle: undefined, finished, resolveFinished };
     this.stack.at(-1)?.handle?.suspend?.();
     this.stack.push(frame);
     const ch = this.channel;
-    ch.vars.set('current_application', req.app);
-    if (req.arg) ch.vars.set('current_application_data', req.arg);
-    ch.fire('CHANNEL_EXECUTE', { tail: appHeaders(req) });
-    const impl = this.ctx.findApp(req.app);
+    if (!req.silent) {
+      ch.vars.set('current_application', req.app);
+      if (req.arg) ch.vars.set('current_application_data', req.arg);
+      ch.fire('CHANNEL_EXECUTE', { tail: appHeaders(req) });
+    }
+    const impl = override ?? this.ctx.findApp(req.app);
     if (!impl) {
       this.ctx.log.warn({ uuid: ch.uuid, app: req.app }, 'unknown application');
       frame.handle = { done: Promise.resolve('_none_'), hangup: () => undefined };
@@ -149,12 +182,14 @@ export class Executor {
 
   private finish(frame: Frame, response: string): void {
     const ch = this.channel;
-    this.lastResponse = response;
-    ch.vars.set('last_app', frame.req.app);
-    if (frame.req.arg) ch.vars.set('last_arg', frame.req.arg);
-    ch.fire('CHANNEL_EXECUTE_COMPLETE', {
-      tail: [...appHeaders(frame.req, response)],
-    });
+    if (!frame.req.silent) {
+      this.lastResponse = response;
+      ch.vars.set('last_app', frame.req.app);
+      if (frame.req.arg) ch.vars.set('last_arg', frame.req.arg);
+      ch.fire('CHANNEL_EXECUTE_COMPLETE', {
+        tail: [...appHeaders(frame.req, response)],
+      });
+    }
     if (frame.req.fromMessage) ch.fire('PRIVATE_COMMAND', { vars: false });
     const idx = this.stack.indexOf(frame);
     if (idx !== -1) this.stack.splice(idx, 1);

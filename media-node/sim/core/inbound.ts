@@ -9,12 +9,17 @@ export interface InboundCall {
   readonly to: string;
   readonly from: string;
   readonly appId?: string | undefined;
+  /** Where the call comes from (a trunk peer); default: this switch's own address. */
+  readonly fromHost?: string;
+  readonly fromName?: string;
+  /** More channel variables (the `sip_h_X-*` of a trunk call's X- headers). */
+  readonly vars?: ReadonlyArray<readonly [string, string]>;
 }
 
 export function placeInboundCall(ctx: SimContext, call: InboundCall): Channel {
   const uuid = randomUUID();
-  const name = `sofia/external/${call.from}@${ctx.identity.ipv4}`;
-  const vars: Array<[string, string]> = [
+  const name = `sofia/external/${call.from}@${call.fromHost ?? ctx.identity.ipv4}`;
+  const vars: Array<readonly [string, string]> = [
     ['direction', 'inbound'],
     ['uuid', uuid],
     ['session_id', String(ctx.channels.size + 1)],
@@ -31,14 +36,15 @@ export function placeInboundCall(ctx: SimContext, call: InboundCall): Channel {
     ['destination_number', call.to],
   ];
   if (call.appId) vars.push(['voicegw_app_id', call.appId]);
+  vars.push(...(call.vars ?? []));
   const ch = new Channel(ctx, {
     uuid,
     name,
     profile: {
       direction: 'inbound',
-      callerIdName: call.from,
+      callerIdName: call.fromName ?? call.from,
       callerIdNumber: call.from,
-      origCallerIdName: call.from,
+      origCallerIdName: call.fromName ?? call.from,
       origCallerIdNumber: call.from,
       calleeIdName: '',
       calleeIdNumber: '',

@@ -1,5 +1,6 @@
 // originate: builds the outbound leg with the event sequence of traces a/g/i and plays the far
 // end from the number book. loopback/<ext>/<ctx> also gets its B leg (answer+park dialplan);
+// sofia/<profile>/<user>@<host>:<port> calls the simulator whose SIP trunk listens there; other
 // sofia/… endpoints have a simulated remote party; error/<cause> fails with no events at all.
 import { randomUUID } from 'node:crypto';
 import type { SimContext } from './context.js';
@@ -45,7 +46,9 @@ export async function originate(ctx: SimContext, arg: string): Promise<Originate
     a.onAnswer(() => resolve(true));
     a.onHangup(() => resolve(false));
   });
+  const sip = req.endpoint.sip;
   if (tech === 'loopback') startLoopbackB(ctx, a, req, behavior);
+  else if (sip) ctx.trunk.dial(a, sip, number);
   else playRemoteParty(a, behavior);
   const answered = await outcome;
   clearTimeout(timeout);

@@ -14,6 +14,7 @@ import { APPS } from '../apps/index.js';
 import { createApi, type ApiResult } from '../api/index.js';
 import { upTime, VERSION } from '../api/info.js';
 import { HEARTBEAT_MS } from './timing.js';
+import { Trunk } from '../trunk/trunk.js';
 
 export interface SwitchOptions {
   readonly hostname: string;
@@ -29,6 +30,7 @@ export class SimSwitch implements SimContext {
   readonly numbers = new NumberBook();
   readonly media: MediaResolver;
   readonly conferences: ConferenceRegistry;
+  readonly trunk: Trunk;
   readonly bus = new EventEmitter();
   private readonly factory: EventFactory;
   private readonly runApi: ReturnType<typeof createApi>;
@@ -48,6 +50,7 @@ export class SimSwitch implements SimContext {
     this.factory = new EventFactory(this.identity);
     this.media = new MediaResolver(opts.log);
     this.conferences = new ConferenceRegistry(() => this);
+    this.trunk = new Trunk(this);
     this.runApi = createApi(() => this.sessionsSinceStart);
     this.heartbeat = setInterval(() => this.fireHeartbeat(), opts.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();
