@@ -19,8 +19,22 @@ export const ApiEnv = Type.Object({
   ),
   RECORDING_SERVICE_URL: Type.Optional(
     Type.String({
-      pattern: '^(wss?|https?)://',
-      description: 'Recording receiver address. Unset: record/start answers 503.',
+      pattern: '^wss?://',
+      description:
+        'ws:// base URL of the recording receiver (the media node reads the same variable). ' +
+        'Unset: record/start answers 503.',
+    }),
+  ),
+  RECORDINGS_DIR: Type.String({
+    default: '/tmp/voicegw-recordings',
+    description:
+      'Where the media nodes write recordings (a shared volume); recordings are read here.',
+  }),
+  PUBLIC_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s]+$',
+      description:
+        'Public address of the api, the base of recording_url. Default http://127.0.0.1:<PORT>.',
     }),
   ),
   TRUST_PROXY: BooleanFlag(false, 'Take the client IP from X-Forwarded-For (behind a proxy).'),
@@ -59,6 +73,10 @@ export const ApiEnv = Type.Object({
 });
 
 export type ApiConfig = Static<typeof ApiEnv>;
+
+/** The base of the URLs the api hands out (recording_url): PUBLIC_BASE_URL, without a trailing /. */
+export const publicBaseUrl = (config: ApiConfig): string =>
+  (config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =>
   loadConfig(ApiEnv, env);

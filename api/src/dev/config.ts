@@ -14,6 +14,8 @@ export const LauncherEnv = Type.Object({
   FS_ESL_PORT: Type.Integer({ minimum: 1, maximum: 65_535, default: 8021 }),
   FS_ESL_PASSWORD: Type.String({ default: 'ClueCon' }),
   MEDIA_METRICS_PORT: Type.Integer({ minimum: 1, maximum: 65_535, default: 9464 }),
+  RECORDING_PORT: Type.Integer({ minimum: 1, maximum: 65_535, default: 8095 }),
+  RECORDING_SERVICE_URL: Type.Optional(Type.String({ pattern: '^wss?://' })),
 });
 export type LauncherConfig = Static<typeof LauncherEnv>;
 

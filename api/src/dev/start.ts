@@ -20,8 +20,16 @@ if (!config.REDIS_URL) {
 }
 const redisUrl = config.REDIS_URL ?? redis?.url ?? '';
 
+// Recording: the media node's receiver on this machine, files under DATA_DIR that the api serves.
+const recording = {
+  RECORDING_SERVICE_URL:
+    config.RECORDING_SERVICE_URL ?? `ws://127.0.0.1:${config.RECORDING_PORT}/record`,
+  RECORDINGS_DIR: resolve(config.DATA_DIR, 'recordings'),
+};
+
 const common = {
   REDIS_URL: redisUrl,
+  ...recording,
   LOG_PRETTY: 'true',
   ALLOW_HTTP_WEBHOOKS: 'true',
   ALLOW_LOCALHOST_WEBHOOKS: 'true',
@@ -59,6 +67,7 @@ launch('media-node', 'media-node/src/main.ts', {
   FS_ESL_PASSWORD: esl.password,
   METRICS_PORT: String(config.MEDIA_METRICS_PORT),
   PLAYBACK_CACHE_DIR: resolve(config.DATA_DIR, 'media'),
+  RECORDING_PORT: String(config.RECORDING_PORT),
   // Ctrl-C on a laptop should not wait minutes for calls to end.
   DRAIN_TIMEOUT_SEC: '3',
 });
@@ -71,6 +80,7 @@ voicegw is starting (development defaults)
   Redis          ${redisUrl}${redis ? `   (spawned, data in ${config.DATA_DIR}/redis)` : ''}
   FreeSWITCH     ${simulated ? `simulator: ESL 127.0.0.1:${esl.port}, control API http://127.0.0.1:${config.SIM_HTTP_PORT}/sim` : `${esl.host}:${esl.port}`}
   Media node     media-1 (metrics http://127.0.0.1:${config.MEDIA_METRICS_PORT}/metrics)
+  Recordings     ${recording.RECORDINGS_DIR}   (receiver ${recording.RECORDING_SERVICE_URL})
   Webhooks       ALLOW_HTTP_WEBHOOKS=true ALLOW_LOCALHOST_WEBHOOKS=true
 Press Ctrl-C to stop.
 `);

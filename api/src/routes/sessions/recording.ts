@@ -1,0 +1,168 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import {
+  GatewayError,
+  parseSessionId,
+  recordingPath,
+  RecordingStore,
+  WAV_HEADER_BYTES,
+  wavHeader,
+  type RecordingRecord,
+} from '@voicegw/shared';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { publicBaseUrl } from '../../config.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** How often the api's public base URL is announced again (a Redis restart loses it). */
+const ANNOUNCE_MS = 60_000;
+
+const SessionUuid = Type.String({ description: 'Session identifier' });
+const Wav = {
+  description: 'The recording as a mono 16-bit PCM WAV (in progress: what has arrived so far)',
+  content: { 'audio/wav': { schema: { type: 'string', format: 'binary' } } },
+};
+const ErrorBody = Type.Object(
+  { success: Type.Literal(false), error: Type.String() },
+  { description: 'Error' },
+);
+const NotFound = Type.Null({
+  description: 'No such recording, or it expired: no body. Treat it as expired and do not retry.',
+});
+const security = [{ appId: [], apiKey: [] }];
+const responses = { 200: Wav, 403: ErrorBody, 404: NotFound, '4xx': ErrorBody, '5xx': ErrorBody };
+
+/** Every "no such recording" answers the contract's expired-URL 404: no body, no redirect. */
+const notFound = () => new GatewayError('RECORDING_NOT_FOUND');
+
+/**
+ * Recordings, read from RECORDINGS_DIR (the volume the media nodes write) as their metadata in
+ * Redis describes them: `file.wav` is the session's latest recording (while it runs, a valid WAV
+ * of what has arrived so far), `{recording_id}.wav` one recording, the `recording_url` of its
+ * recording.completed. From its expiry (retention counted from the stop) the answer is 404.
+ */
+const recordingRoutes: FastifyPluginAsync = async (app) => {
+  const store = new RecordingStore(app.redis, app.keys, app.scripts);
+  announcePublicBaseUrl(app);
+
+  app.get(
+    '/:uuid/recording/file.wav',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: "The session's latest recording (in progress: the audio so far)",
+        security,
+        params: Type.Object({ uuid: SessionUuid }),
+        response: responses,
+      },
+    },
+    async (request, reply) => {
+      const { uuid } = request.params as { uuid: string };
+      const rec = parseSessionId(uuid) ? await store.latest(uuid) : undefined;
+      return serve(app, request, reply, uuid, rec);
+    },
+  );
+
+  app.get(
+    '/:uuid/recording/:recording_id.wav',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'One recording of the session (the recording_url of recording.completed)',
+        security,
+        params: Type.Object({
+          uuid: SessionUuid,
+          recording_id: Type.String({ description: 'Recording identifier' }),
+        }),
+        response: responses,
+      },
+    },
+    async (request, reply) => {
+      const { uuid, recording_id: id } = request.params as { uuid: string; recording_id: string };
+      const known = parseSessionId(uuid) && UUID.test(id);
+      const rec = known ? await store.get(uuid, id) : undefined;
+      return serve(app, request, reply, uuid, rec);
+    },
+  );
+};
+
+async function serve(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sessionId: string,
+  rec: RecordingRecord | undefined,
+): Promise<FastifyReply> {
+  const appId = request.app.app_id;
+  if (!rec) {
+    // No recording to show: still 403 for another app's live session, as on every session route.
+    const session = parseSessionId(sessionId) ? await app.sessions.get(sessionId) : undefined;
+    if (session && session.app_id !== appId) throw new GatewayError('SESSION_FORBIDDEN');
+    throw notFound();
+  }
+  if (rec.app_id !== appId) throw new GatewayError('SESSION_FORBIDDEN');
+  if (rec.expires_at !== undefined && rec.expires_at <= Date.now()) throw notFound();
+  if (!UUID.test(rec.recording_id)) throw notFound();
+
+  const path = join(app.config.RECORDINGS_DIR, recordingPath(rec.session_id, rec.recording_id));
+  let file: FileHandle;
+  try {
+    file = await open(path, 'r');
+  } catch {
+    throw notFound();
+  }
+  let dataBytes: number;
+  try {
+    const { size } = await file.stat();
+    // Whole samples written so far; the header is made for exactly those, so a file still being
+    // written is served as a valid WAV whatever its own header said at this instant.
+    dataBytes = Math.max(0, Math.floor((size - WAV_HEADER_BYTES) / 2) * 2);
+  } catch (err) {
+    await file.close();
+    throw err;
+  }
+  return reply
+    .code(200)
+    .header('content-type', 'audio/wav')
+    .header('content-length', WAV_HEADER_BYTES + dataBytes)
+    .header('cache-control', rec.status === 'completed' ? 'private' : 'no-store')
+    .send(Readable.from(wavBody(file, wavHeader(dataBytes, rec.sample_rate), dataBytes)));
+}
+
+async function* wavBody(file: FileHandle, header: Buffer, dataBytes: number) {
+  try {
+    yield header;
+    if (dataBytes === 0) return;
+    const end = WAV_HEADER_BYTES + dataBytes - 1;
+    for await (const chunk of file.createReadStream({
+      start: WAV_HEADER_BYTES,
+      end,
+      autoClose: false,
+    }))
+      yield chunk as Buffer;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * The media nodes build recording_url from the api's public base URL, which they read from
+ * Redis: the api announces its PUBLIC_BASE_URL there when ready, and again now and then.
+ */
+function announcePublicBaseUrl(app: FastifyInstance): void {
+  const base = publicBaseUrl(app.config);
+  const announce = () =>
+    app.redis.set(app.keys.publicBaseUrl(), base).catch((err: unknown) => {
+      app.log.warn({ err }, 'public base URL not announced');
+    });
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    await announce();
+    timer = setInterval(() => void announce(), ANNOUNCE_MS);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(timer));
+}
+
+export default recordingRoutes;
