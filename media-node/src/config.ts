@@ -118,6 +118,35 @@ export const MediaNodeEnv = Type.Object({
     description: 'Port of GET /metrics (Prometheus) and GET /health; 0 disables it.',
   }),
   METRICS_HOST: Type.String({ default: '0.0.0.0', description: 'Listen address of /metrics.' }),
+  RECORDING_SERVICE_URL: Type.Optional(
+    Type.String({
+      pattern: '^wss?://[^\\s]+$',
+      description:
+        "ws:// base URL of this node's recording receiver as FreeSWITCH reaches it; streams go to " +
+        '<url>/<session id>/<recording id>. Unset: no receiver, record/start fails.',
+    }),
+  ),
+  RECORDING_PORT: Type.Integer({
+    minimum: 1,
+    maximum: 65_535,
+    default: 8095,
+    description: 'Port the recording receiver (WebSocket) listens on.',
+  }),
+  RECORDING_HOST: Type.String({
+    default: '0.0.0.0',
+    description: 'Listen address of the recording receiver.',
+  }),
+  RECORDINGS_DIR: Type.String({
+    default: '/tmp/voicegw-recordings',
+    description:
+      'Where recordings are written (<session id>/<recording id>.wav); the api reads it.',
+  }),
+  RECORDING_RETENTION_HOURS: Type.Number({
+    exclusiveMinimum: 0,
+    default: 24,
+    description: 'How long a recording is kept after it stops; then its URL answers 404.',
+  }),
+  RECORDING_SWEEP_INTERVAL_MS: ms(60_000, 50, 'How often expired recordings are deleted.'),
   DRAIN_TIMEOUT_SEC: Type.Integer({
     minimum: 0,
     default: 300,

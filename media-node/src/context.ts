@@ -6,6 +6,7 @@ import type { EventRouter } from './esl/router.js';
 import type { Rooms } from './conference/rooms.js';
 import type { MediaCache } from './media/cache.js';
 import type { NodeMetrics } from './metrics.js';
+import type { Recorder } from './recording/recorder.js';
 import type { SessionRegistry } from './session/registry.js';
 
 /** What the parts of a media node share: built once in node.ts, passed to sessions and commands. */
@@ -27,6 +28,8 @@ export interface NodeContext {
   readonly media: MediaCache;
   /** Playback of the conference rooms this node hosts. */
   readonly rooms: Rooms;
+  /** The recording receiver, the sessions' recordings and their retention. */
+  readonly recordings: Recorder;
   /** Set by SIGTERM: no new inbound calls; the heartbeat says so, so no new dials or rooms. */
   readonly draining: boolean;
 }

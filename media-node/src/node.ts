@@ -23,6 +23,7 @@ import { EventRouter } from './esl/router.js';
 import { MediaCache } from './media/cache.js';
 import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { NodeMetrics } from './metrics.js';
+import { Recorder } from './recording/recorder.js';
 import { acceptInbound, inboundFromPark } from './session/inbound.js';
 import { SessionRegistry } from './session/registry.js';
 import { resync } from './session/resync.js';
@@ -53,6 +54,8 @@ export interface MediaNode {
   close(options?: CloseOptions): Promise<void>;
   /** Runs one orphan sweep now (tests and operators). */
   sweep(): Promise<void>;
+  /** Deletes recordings expired at `now` (default: now); resolves with how many. */
+  sweepRecordings(now?: number): Promise<number>;
   /** Resolves when the resync after the latest (re)connect is done. */
   synced(): Promise<void>;
 }
@@ -67,6 +70,7 @@ class Runtime implements NodeContext {
   readonly esl: EslClient;
   readonly media: MediaCache;
   readonly rooms: Rooms;
+  readonly recordings: Recorder;
 
   constructor(
     readonly config: MediaNodeConfig,
@@ -100,6 +104,7 @@ class Runtime implements NodeContext {
       ttlMs: config.PLAYBACK_CACHE_TTL_SEC * 1000,
     });
     this.rooms = new Rooms(this);
+    this.recordings = new Recorder(this);
   }
 }
 
@@ -129,6 +134,7 @@ export async function startMediaNode(
     new RedisStreamPublisher(redis, keys),
   );
   await node.media.init();
+  await node.recordings.start();
   const heartbeat = new Heartbeat(node, registry);
   const sweeper = new OrphanSweeper(node);
   const consumer = new CommandConsumer({
@@ -191,6 +197,7 @@ export async function startMediaNode(
     (closing ??= (async () => {
       await consumer.stop();
       await sweeper.stop();
+      await node.recordings.close();
       await metricsServer?.close();
       await heartbeat.stop(closeOptions.retire ?? true);
       await node.esl.stop();
@@ -205,6 +212,7 @@ export async function startMediaNode(
     sessions: node.sessions,
     esl: node.esl,
     sweep: () => sweeper.sweep(),
+    sweepRecordings: (now) => node.recordings.sweep(now),
     synced: () => synced,
     close,
     drain: async () => {

@@ -19,6 +19,8 @@ import { playbackSeek } from './playback-seek.js';
 import { playbackSilence } from './playback-silence.js';
 import { playbackStart } from './playback-start.js';
 import { playbackStop } from './playback-stop.js';
+import { recordStart } from './record-start.js';
+import { recordStop } from './record-stop.js';
 import { commandContext, type SessionCommand } from './types.js';
 
 type Registry = { readonly [C in SessionCommandName]?: SessionCommand<C> };
@@ -36,6 +38,8 @@ export const SESSION_COMMANDS: Registry = {
   'playback/restart': playbackRestart,
   'playback/silence': playbackSilence,
   play_and_get_digits: playAndGetDigits,
+  'record/start': recordStart,
+  'record/stop': recordStop,
   'conference/join': conferenceJoin,
   'conference/leave': conferenceLeave,
   'conference/mute': conferenceMute,

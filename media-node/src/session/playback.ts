@@ -20,6 +20,8 @@ export class Playback {
   /** Replaced by a later playback or stopped: it must not (go on) play. */
   superseded = false;
   paused = false;
+  /** Publishes no playback events: the silence stream of a recording (record/start's own). */
+  quiet = false;
   private executing = false;
   private startedAt: number | undefined;
   private pausedAt: number | undefined;
@@ -150,7 +152,7 @@ export class Playback {
     session.channel.off('gone', this.onGone);
     for (const waiter of [...this.startWaiters]) waiter(false);
     if (session.playback === this) session.playback = undefined;
-    if (this.startedAt !== undefined && response !== undefined) {
+    if (!this.quiet && this.startedAt !== undefined && response !== undefined) {
       const now = Date.now();
       const paused = this.pausedMs + (this.pausedAt === undefined ? 0 : now - this.pausedAt);
       const payload = {

@@ -260,6 +260,8 @@ export interface StackOptions {
   readonly nodeEnv?: Record<string, string>;
   /** Connect the first node to its simulator through a TCP proxy the test can cut. */
   readonly viaProxy?: boolean;
+  /** Environment of the api, over the harness's own (e.g. RECORDING_SERVICE_URL). */
+  readonly apiEnv?: Record<string, string>;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -274,6 +276,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ADMIN_API_KEY: ADMIN_KEY,
       ALLOW_HTTP_WEBHOOKS: 'true',
       ALLOW_LOCALHOST_WEBHOOKS: 'true',
+      ...options.apiEnv,
     }),
   });
   await api.ready();

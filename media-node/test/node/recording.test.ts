@@ -1,0 +1,332 @@
+// Recording end to end: the api accepts record/start and record/stop, the media node has the
+// simulator stream L16 audio (as mod_audio_stream does) to its recording receiver, which writes
+// the WAV that the api serves at recording_url and file.wav; retention then makes it a bare 404.
+import { randomUUID } from 'node:crypto';
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '@voicegw/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import {
+  mobile,
+  startAudioServer,
+  startStack,
+  type AudioServer,
+  type Ev,
+  type SimControl,
+  type Stack,
+  type Tenant,
+} from './harness.js';
+
+let stack: Stack;
+let tenant: Tenant;
+let audio: AudioServer;
+let dir: string;
+let receiverPort: number;
+const did = '0738880000';
+const PUBLIC = 'http://voicegw.test:8443';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'voicegw-recordings-'));
+  receiverPort = await freePort();
+  const url = `ws://127.0.0.1:${receiverPort}/record`;
+  [stack, audio] = await Promise.all([
+    startStack({
+      apiEnv: { RECORDING_SERVICE_URL: url, RECORDINGS_DIR: dir, PUBLIC_BASE_URL: PUBLIC },
+      nodeEnv: {
+        RECORDING_SERVICE_URL: url,
+        RECORDING_PORT: String(receiverPort),
+        RECORDING_HOST: '127.0.0.1',
+        RECORDINGS_DIR: dir,
+      },
+    }),
+    startAudioServer(),
+  ]);
+  tenant = await stack.tenant({ dids: [did] });
+});
+afterAll(async () => {
+  await stack.close();
+  await audio.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function answeredCall(control: SimControl = stack.control, prefix = stack.node.prefix) {
+  const uuid = await control.call(did, mobile());
+  const session = `${prefix}-${uuid}`;
+  await stack.events.of(session, 'call.new');
+  await stack.command(tenant, session, 'answer');
+  await stack.events.of(session, 'call.answered');
+  return session;
+}
+
+/** record/start and record/stop share the 2 s "heavy" cooldown: wait it out, as a client would. */
+async function command(session: string, name: string, body?: unknown) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const res = await stack.command(tenant, session, name, body);
+    if (res.status !== 429 || Date.now() > deadline) return res;
+  }
+}
+
+const eventOf = (session: string, event: string, commandUid: string, timeoutMs = 5000) =>
+  stack.events.waitFor(
+    (e) => e.session_uuid === session && e.event === event && e.command_uid === commandUid,
+    timeoutMs,
+    `${event} of ${commandUid}`,
+  );
+
+async function startRecording(session: string, uid: string): Promise<Ev> {
+  expect((await command(session, 'record/start', { command_uid: uid })).status).toBe(202);
+  return eventOf(session, 'command.result', uid);
+}
+
+/** GET through the api (recording_url is absolute; the api is injected in process). */
+async function get(url: string, headers: Record<string, string> = tenant.headers) {
+  const path = url.startsWith('http') ? new URL(url).pathname : url;
+  return stack.api.inject({ method: 'GET', url: path, headers });
+}
+
+interface Wav {
+  readonly sampleRate: number;
+  readonly dataBytes: number;
+  readonly seconds: number;
+  readonly samples: Int16Array;
+}
+
+/** Checks every field of the 44-byte header against the bytes, as a strict reader would. */
+function parseWav(buf: Buffer, rate = 8000): Wav {
+  expect(buf.length).toBeGreaterThanOrEqual(44);
+  expect(buf.toString('ascii', 0, 4)).toBe('RIFF');
+  expect(buf.readUInt32LE(4)).toBe(buf.length - 8);
+  expect(buf.toString('ascii', 8, 16)).toBe('WAVEfmt ');
+  expect(buf.readUInt32LE(16)).toBe(16);
+  expect(buf.readUInt16LE(20)).toBe(1); // PCM
+  expect(buf.readUInt16LE(22)).toBe(1); // mono
+  expect(buf.readUInt32LE(24)).toBe(rate);
+  expect(buf.readUInt32LE(28)).toBe(rate * 2);
+  expect(buf.readUInt16LE(32)).toBe(2);
+  expect(buf.readUInt16LE(34)).toBe(16);
+  expect(buf.toString('ascii', 36, 40)).toBe('data');
+  const dataBytes = buf.readUInt32LE(40);
+  expect(dataBytes).toBe(buf.length - 44);
+  const data = buf.subarray(44);
+  const samples = new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + dataBytes));
+  return { sampleRate: rate, dataBytes, seconds: dataBytes / (rate * 2), samples };
+}
+
+const peak = (samples: Int16Array) => samples.reduce((max, s) => Math.max(max, Math.abs(s)), 0);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.concurrent('recording', () => {
+  it('record/start succeeds; record/stop gives command.result and recording.completed; recording_url serves the whole WAV at once', async () => {
+    const session = await answeredCall();
+    const started = await startRecording(session, 'rec-1');
+    expect(started).toMatchObject({ command: 'record.start', success: true });
+
+    expect((await command(session, 'record/stop', { command_uid: 'stop-1' })).status).toBe(202);
+    const result = await eventOf(session, 'command.result', 'stop-1');
+    expect(result).toMatchObject({ command: 'record.stop', success: true });
+    const completed = await eventOf(session, 'recording.completed', 'rec-1');
+    expect(Object.keys(completed)).toEqual(
+      expect.arrayContaining(['recording_url', 'duration', 'command_uid']),
+    );
+    const events = stack.events.session(session);
+    expect(events.indexOf(result)).toBeLessThan(events.indexOf(completed));
+
+    const url = String(completed.recording_url);
+    expect(url).toMatch(
+      new RegExp(`^${PUBLIC}/api/v1/sessions/${session}/recording/[0-9a-f-]{36}\\.wav$`),
+    );
+    const res = await get(url);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('audio/wav');
+    const wav = parseWav(res.rawPayload);
+    // The event's duration is the file's, and the file holds the time between start and stop.
+    expect(completed.duration).toBeCloseTo(wav.seconds, 3);
+    // The node's own clock (event timestamps): streaming begins just before start's
+    // command.result and ends just before stop's.
+    const elapsed =
+      (Date.parse(String(result.timestamp)) - Date.parse(String(started.timestamp))) / 1000;
+    expect(elapsed).toBeGreaterThan(1.5); // about the 2 s cooldown between start and stop
+    expect(wav.seconds).toBeGreaterThan(elapsed - 0.3);
+    expect(wav.seconds).toBeLessThan(elapsed + 0.1);
+    expect(peak(wav.samples)).toBeGreaterThan(1000); // the simulator's tone, not silence
+
+    // file.wav is the session's latest recording: the same bytes.
+    const latest = await get(`/api/v1/sessions/${session}/recording/file.wav`);
+    expect(latest.statusCode).toBe(200);
+    expect(latest.rawPayload.equals(res.rawPayload)).toBe(true);
+    // The recording's silence stream is the command's own business: no playback events.
+    expect(events.filter((e) => String(e.event).startsWith('playback.'))).toEqual([]);
+  });
+
+  it('file.wav during a recording is a valid WAV of the audio that has arrived so far', async () => {
+    const session = await answeredCall();
+    await startRecording(session, 'rec-live');
+    const startedAt = Date.now();
+    const first = await get(`/api/v1/sessions/${session}/recording/file.wav`);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-type']).toBe('audio/wav');
+    expect(parseWav(first.rawPayload).seconds).toBeLessThan(0.5);
+
+    await sleep(1200);
+    const second = await get(`/api/v1/sessions/${session}/recording/file.wav`);
+    const elapsed = (Date.now() - startedAt) / 1000;
+    const wav = parseWav(second.rawPayload);
+    // What has arrived: audio of the time slept (less what is still on its way on a busy
+    // machine, where every process of this test shares one event loop), never more than elapsed.
+    expect(wav.seconds).toBeGreaterThan(0.6);
+    expect(wav.seconds).toBeLessThanOrEqual(elapsed + 0.1);
+
+    expect((await command(session, 'record/stop')).status).toBe(202);
+    const completed = await eventOf(session, 'recording.completed', 'rec-live');
+    expect(Number(completed.duration)).toBeGreaterThanOrEqual(wav.seconds);
+  });
+
+  it('record/start stops the current playback first (its playback.stopped fires) and keeps quiet itself', async () => {
+    const session = await answeredCall();
+    const url = `${audio.base}/tone5000ms.wav`;
+    expect(
+      (await command(session, 'playback/start', { urls: [url], command_uid: 'p' })).status,
+    ).toBe(202);
+    await eventOf(session, 'playback.started', 'p');
+    await startRecording(session, 'rec-p');
+    expect(await eventOf(session, 'playback.stopped', 'p')).toMatchObject({ urls: [url] });
+    expect((await command(session, 'record/stop')).status).toBe(202);
+    await eventOf(session, 'recording.completed', 'rec-p');
+    const own = stack.events.session(session).filter((e) => e.command_uid === 'rec-p');
+    expect(own.map((e) => e.event)).toEqual(['command.result', 'recording.completed']);
+  });
+
+  it('record/start while recording answers success false and the first recording goes on', async () => {
+    const session = await answeredCall();
+    await startRecording(session, 'rec-a');
+    expect(await startRecording(session, 'rec-b')).toMatchObject({
+      success: false,
+      error: 'Session is already recording',
+    });
+    expect((await command(session, 'record/stop')).status).toBe(202);
+    const completed = await eventOf(session, 'recording.completed', 'rec-a');
+    expect(Number(completed.duration)).toBeGreaterThan(1.5); // it ran through the second start
+  });
+
+  it('record/stop without a recording answers success false and no recording.completed', async () => {
+    const session = await answeredCall();
+    expect((await command(session, 'record/stop', { command_uid: 'lonely' })).status).toBe(202);
+    expect(await eventOf(session, 'command.result', 'lonely')).toMatchObject({
+      command: 'record.stop',
+      success: false,
+      error: 'Session is not recording',
+    });
+    expect(stack.events.session(session).some((e) => e.event === 'recording.completed')).toBe(
+      false,
+    );
+  });
+
+  it('a hangup while recording finalises the file and publishes recording.completed before call.hangup', async () => {
+    const session = await answeredCall();
+    await startRecording(session, 'rec-h');
+    await sleep(600);
+    await stack.control.hangup(session.slice(6));
+    const completed = await eventOf(session, 'recording.completed', 'rec-h');
+    const hangup = await stack.events.of(session, 'call.hangup');
+    const events = stack.events.session(session);
+    expect(events.indexOf(completed)).toBeLessThan(events.indexOf(hangup));
+    const res = await get(String(completed.recording_url));
+    expect(res.statusCode).toBe(200);
+    const wav = parseWav(res.rawPayload);
+    expect(completed.duration).toBeCloseTo(wav.seconds, 3);
+    expect(wav.seconds).toBeGreaterThan(0.3);
+  });
+
+  it("another app's recording answers 403; an unknown session or recording a bare 404", async () => {
+    const session = await answeredCall();
+    await startRecording(session, 'rec-o');
+    expect((await command(session, 'record/stop')).status).toBe(202);
+    const completed = await eventOf(session, 'recording.completed', 'rec-o');
+    const other = await stack.tenant();
+
+    for (const url of [
+      String(completed.recording_url),
+      `/api/v1/sessions/${session}/recording/file.wav`,
+    ]) {
+      const res = await get(url, other.headers);
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toEqual({
+        success: false,
+        error: 'Session belongs to a different application',
+      });
+    }
+    for (const url of [
+      `/api/v1/sessions/${stack.node.prefix}-${randomUUID()}/recording/file.wav`,
+      `/api/v1/sessions/${session}/recording/${randomUUID()}.wav`,
+      `/api/v1/sessions/not-a-session/recording/file.wav`,
+    ]) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.rawPayload.length, url).toBe(0);
+    }
+  });
+
+  it('the receiver refuses a stream nobody announced', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${receiverPort}/record/x/${randomUUID()}`);
+    const status = await new Promise<number>((resolve) => {
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('open', () => resolve(101));
+      ws.on('error', () => undefined);
+    });
+    ws.terminate();
+    expect(status).toBe(404);
+  });
+});
+
+describe('retention', () => {
+  it('after the retention the URL answers 404 with no body, and the file and its metadata are gone', async () => {
+    // A node that keeps recordings for about 1.8 s and sweeps every 100 ms.
+    const port = await freePort();
+    const { node, control } = await stack.startNode({
+      RECORDING_SERVICE_URL: `ws://127.0.0.1:${port}`,
+      RECORDING_PORT: String(port),
+      RECORDING_RETENTION_HOURS: '0.0005',
+      RECORDING_SWEEP_INTERVAL_MS: '100',
+    });
+    const session = await answeredCall(control, node.prefix);
+    await startRecording(session, 'rec-r');
+    expect((await command(session, 'record/stop')).status).toBe(202);
+    const completed = await eventOf(session, 'recording.completed', 'rec-r');
+    const stoppedAt = Date.now();
+    const url = String(completed.recording_url);
+    expect((await get(url)).statusCode).toBe(200);
+    const id = /([0-9a-f-]{36})\.wav$/.exec(url)?.[1] ?? '';
+    const file = join(dir, session, `${id}.wav`);
+    await access(file);
+
+    // Fetching does not extend it: expired 1.8 s after the stop, whatever was fetched.
+    let res = await get(url);
+    while (res.statusCode === 200 && Date.now() - stoppedAt < 5000) {
+      await sleep(100);
+      res = await get(url);
+    }
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(1700);
+    expect(res.statusCode).toBe(404);
+    expect(res.rawPayload.length).toBe(0);
+    expect(res.headers.location).toBeUndefined();
+    expect((await get(`/api/v1/sessions/${session}/recording/file.wav`)).statusCode).toBe(404);
+
+    const deadline = Date.now() + 3000;
+    while ((await exists(file)) && Date.now() < deadline) await sleep(50);
+    expect(await exists(file)).toBe(false);
+    expect(await stack.redis.exists(stack.keys.recording(session, id))).toBe(0);
+    expect(await stack.redis.zscore(stack.keys.recordingExpiry(), `${session}/${id}`)).toBeNull();
+  });
+});
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
