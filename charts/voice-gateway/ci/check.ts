@@ -5,10 +5,13 @@
 //      rendered object is validated against the Kubernetes API schemas (kubernetes-models and
 //      the prometheus-operator models), checked for unknown fields, each process's environment
 //      is checked against its documentation and its own loader, and the chart's invariants hold;
-//   3. each bad value in cases.ts is refused by `helm lint` and `helm template` with its message.
+//   3. each bad value in cases.ts is refused by `helm lint` and `helm template` with its message;
+//   4. charts/compose: its FreeSWITCH files are the chart's rendering (`--write` regenerates
+//      them) and its services' environments obey the same contract.
 // Exits 1 with every problem listed.
 import { parseAllDocuments } from 'yaml';
 import { REJECTS, RENDERS, type RenderCase } from './cases.js';
+import { checkComposeEnvironment, syncComposeFreeswitch } from './compose.js';
 import { checkEnvironment } from './env-check.js';
 import { CHART, lint, template } from './helm.js';
 import { checkInvariants } from './invariants.js';
@@ -51,6 +54,8 @@ async function render(renderCase: RenderCase): Promise<KubeObject[]> {
 
 const write = process.argv.includes('--write');
 report('values.schema.json', await syncValuesSchema(`${CHART}values.schema.json`, write));
+report('charts/compose', await syncComposeFreeswitch(write));
+report('charts/compose', await checkComposeEnvironment());
 
 const renders = await Promise.all(RENDERS.map(async (c) => [c, await render(c)] as const));
 const kinds = new Map<string, readonly [string, string]>();
@@ -102,6 +107,7 @@ console.log(
   `chart check passed: ${RENDERS.length} renderings linted and templated, ${validated} objects ` +
     `valid against the Kubernetes schemas with no unknown fields, environments documented and ` +
     `accepted, ${REJECTS.length} bad values refused by helm lint and helm template` +
-    (write ? ' (values.schema.json env sections rewritten)' : ''),
+    `, charts/compose in step with the chart` +
+    (write ? ' (--write: generated files brought up to date)' : ''),
 );
 process.exit(0);

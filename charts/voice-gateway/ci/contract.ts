@@ -25,11 +25,17 @@ export interface ProcessContract {
   readonly variables: Readonly<Record<string, VariableSchema>>;
   /** Set by the chart from structured values; not accepted in `env`. */
   readonly managed: readonly string[];
+  /** Left unset on purpose, and not accepted in `env` either. */
+  readonly withheld: readonly string[];
+  /** Its service in charts/compose/docker-compose.yml. */
+  readonly composeService: string;
   /** The process's own configuration loader: throws on a value it would refuse at start. */
   readonly load: (env: NodeJS.ProcessEnv) => unknown;
 }
 
 const REDIS = ['REDIS_URL', 'REDIS_PREFIX'];
+/** Logs are JSON lines for the cluster's collector; pino-pretty is not in the images. */
+const WITHHELD = ['LOG_PRETTY'];
 
 /** A typebox object schema's properties, read as plain JSON Schema. */
 const variablesOf = (schema: { readonly properties: object }): Record<string, VariableSchema> =>
@@ -44,6 +50,8 @@ export const PROCESSES: readonly ProcessContract[] = [
     doc: 'docs/configuration.md',
     variables: variablesOf(ApiEnv),
     managed: [...REDIS, 'HOST', 'PORT', 'ADMIN_API_KEY'],
+    withheld: WITHHELD,
+    composeService: 'api',
     load: loadApiConfig,
   },
   {
@@ -63,9 +71,10 @@ export const PROCESSES: readonly ProcessContract[] = [
       'METRICS_PORT',
       'DRAIN_TIMEOUT_SEC',
       'PLAYBACK_CACHE_DIR',
-      // FreeSWITCH mounts the cache at the same path: the variable stays unset.
-      'PLAYBACK_FS_DIR',
     ],
+    // FreeSWITCH mounts the audio cache at the same path, so PLAYBACK_FS_DIR stays unset.
+    withheld: [...WITHHELD, 'PLAYBACK_FS_DIR'],
+    composeService: 'media-node',
     load: loadMediaNodeConfig,
   },
 ];

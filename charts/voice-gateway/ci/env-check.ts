@@ -1,8 +1,9 @@
-// The environment the chart gives each process: every variable is documented (its process schema
-// declares it and its document lists it), none is set twice, and the process's own configuration
-// loader accepts the whole set, so a pod started from this chart passes its start-up checks.
+// The environment the chart (and the laptop compose file) gives each process: every variable is
+// documented (its process schema declares it and its document lists it), none is set twice,
+// none the chart withholds is set, and the process's own configuration loader accepts the whole
+// set, so a pod started from this chart passes its start-up checks.
 import { readFileSync } from 'node:fs';
-import { PROCESSES, SIMULATOR } from './contract.js';
+import { PROCESSES, SIMULATOR, type ProcessContract } from './contract.js';
 import { ROOT } from './helm.js';
 import type { KubeObject } from './kube-schemas.js';
 
@@ -30,8 +31,41 @@ const PLACEHOLDERS: Readonly<Record<string, string>> = {
   'esl-password': 'placeholder-password',
 };
 
-const documented = (doc: string, name: string): boolean =>
-  new RegExp(`^\\|\\s*\`${name}\`\\s*\\|`, 'm').test(doc);
+const docs = new Map<string, string>();
+const read = (doc: string): string => {
+  const text = docs.get(doc) ?? readFileSync(`${ROOT}${doc}`, 'utf8');
+  docs.set(doc, text);
+  return text;
+};
+
+export const documented = (doc: string, name: string): boolean =>
+  new RegExp(`^\\|\\s*\`${name}\`\\s*\\|`, 'm').test(read(doc));
+
+/** Problems with one process's environment, given as name/value pairs in the order set. */
+export function checkProcessEnv(
+  process: ProcessContract,
+  variables: readonly (readonly [name: string, value: string])[],
+  where: string,
+): string[] {
+  const problems: string[] = [];
+  const env: Record<string, string> = {};
+  for (const [name, value] of variables) {
+    if (!(name in process.variables) || !documented(process.doc, name)) {
+      problems.push(`${where}: ${name} is not a variable of ${process.doc}`);
+    }
+    if (process.withheld.includes(name)) {
+      problems.push(`${where}: ${name} must stay unset here`);
+    }
+    if (name in env) problems.push(`${where}: ${name} is set twice`);
+    env[name] = value;
+  }
+  try {
+    process.load(env);
+  } catch (err) {
+    problems.push(`${where}: the process would refuse this environment: ${String(err)}`);
+  }
+  return problems;
+}
 
 function resolve(variable: EnvVar, pod: string, objects: readonly KubeObject[]): string {
   if (variable.value !== undefined) return variable.value;
@@ -66,36 +100,20 @@ function containerOf(
 /** Problems with the environment of every process in one rendering (empty when all is well). */
 export function checkEnvironment(objects: readonly KubeObject[]): string[] {
   const problems: string[] = [];
-  const read = (doc: string): string => readFileSync(`${ROOT}${doc}`, 'utf8');
-
   for (const process of PROCESSES) {
     const found = containerOf(objects, process.kind, process.component, process.container);
     if (!found) continue; // not rendered with these values (the dispatcher can be disabled)
     const { workload, container } = found;
+    const pod = `${workload.metadata.name}-0`;
+    const variables = (container.env ?? []).map((v) => [v.name, resolve(v, pod, objects)] as const);
     const where = `${workload.kind} ${workload.metadata.name}, container ${container.name}`;
-    const doc = read(process.doc);
-    const env: Record<string, string> = {};
-    for (const variable of container.env ?? []) {
-      if (!(variable.name in process.variables) || !documented(doc, variable.name)) {
-        problems.push(`${where}: ${variable.name} is not a variable of ${process.doc}`);
-      }
-      if (variable.name in env) problems.push(`${where}: ${variable.name} is set twice`);
-      env[variable.name] = resolve(variable, `${workload.metadata.name}-0`, objects);
-    }
-    try {
-      process.load(env);
-    } catch (err) {
-      problems.push(`${where}: the process would refuse this environment: ${String(err)}`);
-    }
+    problems.push(...checkProcessEnv(process, variables, where));
   }
 
   const simulator = containerOf(objects, 'StatefulSet', SIMULATOR.component, SIMULATOR.container);
-  if (simulator) {
-    const doc = read(SIMULATOR.doc);
-    for (const variable of simulator.container.env ?? []) {
-      if (!documented(doc, variable.name)) {
-        problems.push(`simulator: ${variable.name} is not a variable of ${SIMULATOR.doc}`);
-      }
+  for (const variable of simulator?.container.env ?? []) {
+    if (!documented(SIMULATOR.doc, variable.name)) {
+      problems.push(`simulator: ${variable.name} is not a variable of ${SIMULATOR.doc}`);
     }
   }
   return problems;

@@ -37,13 +37,13 @@ export function valuesProperty(variable: VariableSchema): Record<string, unknown
 
 export function envSchema(process: ProcessContract): Record<string, unknown> {
   const offered = Object.keys(process.variables)
-    .filter((name) => !process.managed.includes(name))
+    .filter((name) => !process.managed.includes(name) && !process.withheld.includes(name))
     .sort();
   return {
     type: 'object',
     description:
       `Environment variables of the process, by the names in ${process.doc}. The chart sets ` +
-      `${process.managed.join(', ')} itself.`,
+      `${process.managed.join(', ')} itself and leaves ${process.withheld.join(', ')} unset.`,
     additionalProperties: false,
     properties: Object.fromEntries(
       offered.map((name) => [name, valuesProperty(process.variables[name] ?? {})]),
