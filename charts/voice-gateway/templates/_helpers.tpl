@@ -116,7 +116,13 @@ affinity:
 {{- end }}
 
 {{- define "vg.recordingsClaim" -}}
-{{- default (include "vg.componentName" (dict "root" . "component" "recordings")) .Values.recordings.persistence.existingClaim }}
+{{- default (include "vg.componentName" (dict "root" . "component" "recordings")) .Values.recordings.existingClaim }}
+{{- end }}
+
+{{/* The media node's recording receiver as its FreeSWITCH reaches it (RECORDING_SERVICE_URL);
+     the api reads the same variable to know that recording is available. */}}
+{{- define "vg.recordingServiceUrl" -}}
+{{- printf "ws://127.0.0.1:%d/record" (int .Values.recordings.receiverPort) }}
 {{- end }}
 
 {{/* FreeSWITCH log levels from the chosen one up (mod_logfile takes the list). */}}
