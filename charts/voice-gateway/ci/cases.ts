@@ -78,6 +78,22 @@ export const REJECTS: readonly RejectCase[] = [
     args: ['--set', 'eventBus.type=kafka'],
     expect: ['eventBus.kafka.brokers: Array must have at least 1 items'],
   },
+  // Relations between values, which the templates check (`fail`).
+  {
+    name: 'a PDB that would block every node drain',
+    args: ['--set', 'api.pdb.minAvailable=2'],
+    expect: ["api.pdb.minAvailable (2) must be below the api's replicas (2)"],
+  },
+  {
+    name: 'an HPA whose maximum is below its minimum',
+    args: ['--set', 'api.autoscaling.maxReplicas=1'],
+    expect: ['api.autoscaling.maxReplicas (1) must not be below minReplicas (2)'],
+  },
+  {
+    name: 'an empty RTP port range',
+    args: ['--set', 'freeswitch.rtp.startPort=40000'],
+    expect: ['freeswitch.rtp.startPort (40000) must be below endPort (32768)'],
+  },
   {
     name: 'an unknown FreeSWITCH engine',
     args: ['--set', 'freeswitch.engine=asterisk'],
