@@ -120,4 +120,46 @@ export class RedisKeys {
   recentErrors(): string {
     return `${this.prefix}:recent-errors`;
   }
+
+  // Event bus (Redis implementation) and webhook delivery
+  /** String: id of the last `events()` entry the router has forwarded to the bus. */
+  eventRouterCursor(): string {
+    return `${this.prefix}:events:router:cursor`;
+  }
+  /** Redlock resource held by the one dispatcher that routes `events()` onto the bus. */
+  eventRouterLease(): string {
+    return `${this.prefix}:events:router:lease`;
+  }
+  /** String: the shard count the shard streams were created with (EVENT_SHARDS). */
+  eventShardCount(): string {
+    return `${this.prefix}:events:shards`;
+  }
+  /** Stream of one shard of the event bus: the events of the apps that hash to it. */
+  eventShard(shard: number): string {
+    return `${this.prefix}:events:shard:${shard}`;
+  }
+  /** Redlock resource held by the one dispatcher reading a shard. */
+  eventShardLease(shard: number): string {
+    return `${this.prefix}:events:shard:${shard}:lease`;
+  }
+  /** Sorted set: dispatcher id → epoch ms of its last heartbeat (shard balancing). */
+  dispatchers(): string {
+    return `${this.prefix}:dispatchers`;
+  }
+  /** List: an app's retry lane, its waiting events oldest first; the head is being retried. */
+  webhookLane(appId: string): string {
+    return `${this.prefix}:wh:lane:${appId}`;
+  }
+  /** Set: event ids in an app's lane, so that a redelivered event is never parked twice. */
+  webhookLaneIds(appId: string): string {
+    return `${this.prefix}:wh:lane:${appId}:ids`;
+  }
+  /** Sorted set: app id → epoch ms its lane head is due, per bus partition. */
+  webhookLanesDue(partition: string): string {
+    return `${this.prefix}:wh:due:${partition}`;
+  }
+  /** List: an app's dead-lettered events, oldest first, capped. */
+  webhookDeadLetters(appId: string): string {
+    return `${this.prefix}:wh:dead:${appId}`;
+  }
 }

@@ -7,6 +7,11 @@ const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 /** Script names, from the files `lua/<name>-<numberOfKeys>.lua`. */
 export type ScriptName =
   | 'sessionCommand'
+  | 'parkEvents'
+  | 'settleLane'
+  | 'deadLetterLane'
+  | 'replayDeadLetters'
+  | 'webhookFailed'
   | 'rateLimit'
   | 'placeDial'
   | 'createRoom'

@@ -1,0 +1,381 @@
+import type { ChainableCommander, Redis } from 'ioredis';
+import { EVENT_FIELDS } from '../events/publisher.js';
+import type { Logger } from '../logger.js';
+import { createRedis } from '../redis/client.js';
+import type { RedisKeys } from '../redis/keys.js';
+import { LeaseKeeper, type Lease } from './lease.js';
+import { IngestRouter, sleep, type IngestEntry, type RouterSink } from './router.js';
+import { shardOf, streamPosition } from './shard.js';
+import {
+  ensureGroup,
+  pendingEntries,
+  SHARD_CONSUMER,
+  SHARD_GROUP,
+  strandedEntries,
+  trimAcknowledged,
+} from './shard-streams.js';
+import type { BusEvent, BusHandler, EventBus } from './types.js';
+
+export interface RedisBusOptions {
+  readonly redisUrl: string;
+  /** Command connection (acks, leases, maintenance). */
+  readonly redis: Redis;
+  readonly keys: RedisKeys;
+  readonly shards: number;
+  readonly leaseTtlMs: number;
+  /** Unacknowledged events per shard before its reading pauses. */
+  readonly buffer: number;
+  /** Unique id of this dispatcher process. */
+  readonly dispatcherId: string;
+  readonly log: Logger;
+  readonly blockMs?: number;
+}
+
+type Entry = [id: string, fields: string[] | null];
+
+const MAINTENANCE_INTERVAL_MS = 5000;
+
+interface Shard {
+  readonly index: number;
+  readonly name: string;
+  readonly stream: string;
+  readonly lease: Lease;
+  /** Entry ids handed to the handler and not acknowledged yet. */
+  readonly unacked: Set<string>;
+  /** Set once what the previous holder left pending has been handed over. */
+  ready: boolean;
+  releasing: boolean;
+}
+
+/** Puts each event on the shard stream of its app, in the router's transaction. */
+export class ShardStreamSink implements RouterSink {
+  constructor(
+    private readonly keys: RedisKeys,
+    private readonly shards: number,
+  ) {}
+
+  async forward(entries: readonly IngestEntry[], tx: ChainableCommander): Promise<void> {
+    for (const { id, appId, body } of entries) {
+      const stream = this.keys.eventShard(shardOf(appId, this.shards));
+      tx.xadd(stream, '*', EVENT_FIELDS.app, appId, EVENT_FIELDS.body, body, 'src', id);
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * The Redis event bus: N shard streams, each read by one dispatcher at a time under a redlock
+ * lease. Dispatchers announce themselves in a heartbeat set and each aims for its share of the
+ * shards: it takes free shards up to ceil(N / live dispatchers) and hands back the surplus, so a
+ * dead dispatcher's shards are taken over once its leases expire. One XREADGROUP on a blocking
+ * connection reads every owned shard; a shard whose unacknowledged events reach the buffer is
+ * left out of it until acknowledgements catch up.
+ */
+export class RedisEventBus implements EventBus {
+  private handler: BusHandler | undefined;
+  private readonly shardsByIndex = new Map<number, Shard>();
+  private readonly leases: LeaseKeeper;
+  private readonly router: IngestRouter;
+  private maintenanceTimer: NodeJS.Timeout | undefined;
+  private readonly blocking: Redis;
+  private loop: Promise<void> | undefined;
+  private balanceTimer: NodeJS.Timeout | undefined;
+  private balancing: Promise<void> | undefined;
+  private readonly releases = new Set<Promise<void>>();
+  private wake: (() => void) | undefined;
+  private sweeping = false;
+  private readonly ackedDuringSweep: [Shard, string][] = [];
+  /** The XREADGROUP in flight, if any. */
+  private reading: Promise<unknown> | undefined;
+  private stopped = false;
+
+  constructor(private readonly o: RedisBusOptions) {
+    this.leases = new LeaseKeeper(o.redis, o.leaseTtlMs, o.log);
+    this.router = new IngestRouter({
+      redisUrl: o.redisUrl,
+      redis: o.redis,
+      keys: o.keys,
+      leases: this.leases,
+      sink: new ShardStreamSink(o.keys, o.shards),
+      log: o.log,
+      ...(o.blockMs ? { blockMs: o.blockMs } : {}),
+    });
+    this.blocking = createRedis(o.redisUrl, { name: 'dispatcher:bus' });
+    this.blocking.on('error', (err) => o.log.debug({ err }, 'bus connection error'));
+  }
+
+  async start(handler: BusHandler): Promise<void> {
+    this.handler = handler;
+    await this.checkShardCount();
+    await this.balance();
+    this.balanceTimer = setInterval(() => {
+      this.balancing ??= this.balance().finally(() => (this.balancing = undefined));
+    }, this.tickMs());
+    this.maintenanceTimer = setInterval(() => void this.maintain(), MAINTENANCE_INTERVAL_MS);
+    this.loop = this.read();
+  }
+
+  owned(): readonly string[] {
+    return [...this.shardsByIndex.values()].filter((s) => !s.releasing).map((s) => s.name);
+  }
+
+  /** Whether this process routes the ingest stream now. */
+  get routing(): boolean {
+    return this.router.running;
+  }
+
+  async ack(event: BusEvent): Promise<void> {
+    const index = Number(event.partition.slice('shard-'.length));
+    // Acknowledged even after the shard moved on: the event was handled, so its next owner
+    // need not handle it again.
+    await this.o.redis.xack(this.o.keys.eventShard(index), SHARD_GROUP, event.id);
+    const shard = this.shardsByIndex.get(index);
+    if (!shard) return;
+    // A sweep's reply may still list the entry (its XAUTOCLAIM ran before this XACK): it must
+    // find the entry held, or it would hand it over a second time.
+    if (this.sweeping) this.ackedDuringSweep.push([shard, event.id]);
+    else this.forget(shard, event.id);
+  }
+
+  private forget(shard: Shard, id: string): void {
+    if (shard.unacked.delete(id) && shard.unacked.size < this.o.buffer) this.poke();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.balanceTimer);
+    clearInterval(this.maintenanceTimer);
+    await this.balancing;
+    this.blocking.disconnect();
+    this.poke();
+    await this.loop;
+    await this.router.stop();
+    for (const shard of [...this.shardsByIndex.values()]) this.release(shard, true);
+    await Promise.allSettled([...this.releases]);
+    await this.o.redis.zrem(this.o.keys.dispatchers(), this.o.dispatcherId).catch(() => undefined);
+  }
+
+  private tickMs(): number {
+    return Math.max(100, Math.floor(this.o.leaseTtlMs / 3));
+  }
+
+  /** The shard count is fixed for a gateway: changing it would move apps between streams. */
+  private async checkShardCount(): Promise<void> {
+    const key = this.o.keys.eventShardCount();
+    await this.o.redis.set(key, String(this.o.shards), 'NX');
+    const stored = Number(await this.o.redis.get(key));
+    if (stored !== this.o.shards) {
+      throw new Error(
+        `EVENT_SHARDS is ${this.o.shards} but this gateway's event bus has ${stored} shards; ` +
+          `use ${stored}, or drain the bus and delete ${key} to change it`,
+      );
+    }
+  }
+
+  /** Heartbeat, then take free shards up to this process's share and hand back the surplus. */
+  private async balance(): Promise<void> {
+    if (this.stopped) return;
+    const { redis, keys, dispatcherId, leaseTtlMs, shards } = this.o;
+    try {
+      const now = Date.now();
+      const [, , live] = ((await redis
+        .multi()
+        .zadd(keys.dispatchers(), now, dispatcherId)
+        .zremrangebyscore(keys.dispatchers(), 0, now - leaseTtlMs)
+        .zcard(keys.dispatchers())
+        .exec()) ?? []) as [unknown, unknown, [Error | null, number]?];
+      const target = Math.ceil(shards / Math.max(1, live?.[1] ?? 1));
+      for (const shard of this.shardsByIndex.values()) {
+        if (!shard.releasing && !shard.lease.valid()) this.release(shard, false);
+      }
+      let held = this.owned().length;
+      for (const index of shuffled(shards)) {
+        if (held >= target || this.stopped) break;
+        if (this.shardsByIndex.has(index)) continue;
+        if (await this.acquire(index)) held++;
+      }
+      const surplus = [...this.shardsByIndex.values()].filter((s) => !s.releasing);
+      for (const shard of surplus.slice(target)) this.release(shard, true);
+      await this.router.tick();
+    } catch (err) {
+      this.o.log.warn({ err }, 'shard balancing failed');
+    }
+  }
+
+  private async acquire(index: number): Promise<boolean> {
+    const name = `shard-${index}`;
+    const lease = await this.leases.tryAcquire(this.o.keys.eventShardLease(index), () => {
+      const shard = this.shardsByIndex.get(index);
+      if (shard && !shard.releasing) this.release(shard, false);
+    });
+    if (!lease) return false;
+    if (this.stopped) {
+      await lease.release();
+      return false;
+    }
+    const shard: Shard = {
+      index,
+      name,
+      stream: this.o.keys.eventShard(index),
+      lease,
+      unacked: new Set(),
+      ready: false,
+      releasing: false,
+    };
+    this.shardsByIndex.set(index, shard);
+    this.o.log.info({ shard: name }, 'reading shard');
+    try {
+      await this.handler?.assigned(name);
+      await ensureGroup(this.o.redis, shard.stream);
+      // What the previous holder read and never acknowledged comes first, in stream order.
+      for await (const entries of pendingEntries(this.o.redis, shard.stream)) {
+        this.hand(shard, entries);
+      }
+      shard.ready = true;
+    } catch (err) {
+      this.o.log.warn({ err, shard: name }, 'reading pending events failed; released');
+      this.release(shard, true);
+      return false;
+    }
+    this.poke();
+    return true;
+  }
+
+  /**
+   * Stops reading a shard: its queued events are dropped by the handler (unacknowledged, they
+   * go to the next holder) and the lease is released once work in progress has settled.
+   */
+  private release(shard: Shard, voluntary: boolean): void {
+    if (shard.releasing) return;
+    shard.releasing = true;
+    this.o.log.info({ shard: shard.name, voluntary }, 'leaving shard');
+    const done = (async () => {
+      // A blocking read issued before may still return entries of this shard; they must be
+      // pending before the lease goes, so that the next holder's first read includes them.
+      await this.reading?.catch(() => undefined);
+      await this.handler?.revoked(shard.name);
+      if (this.shardsByIndex.get(shard.index) === shard) this.shardsByIndex.delete(shard.index);
+      await shard.lease.release();
+    })().catch((err: unknown) => this.o.log.warn({ err, shard: shard.name }, 'release failed'));
+    this.releases.add(done);
+    void done.finally(() => this.releases.delete(done));
+  }
+
+  /**
+   * Per owned shard: hands over entries left pending by a read that raced with a lease change
+   * (nobody holds them in memory), then trims the stream below what has been acknowledged.
+   */
+  private async maintain(): Promise<void> {
+    this.sweeping = true;
+    try {
+      await this.sweep();
+    } finally {
+      this.sweeping = false;
+      for (const [shard, id] of this.ackedDuringSweep.splice(0)) this.forget(shard, id);
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    for (const shard of [...this.shardsByIndex.values()]) {
+      if (this.stopped || !shard.ready || shard.releasing || !shard.lease.valid()) continue;
+      try {
+        const idleMs = this.o.leaseTtlMs * 2;
+        for await (const entries of strandedEntries(this.o.redis, shard.stream, idleMs)) {
+          if (!shard.releasing) this.hand(shard, entries);
+        }
+        await trimAcknowledged(this.o.redis, shard.stream);
+      } catch (err) {
+        this.o.log.warn({ err, shard: shard.name }, 'shard maintenance failed');
+      }
+    }
+  }
+
+  private readable(): Shard[] {
+    return [...this.shardsByIndex.values()].filter(
+      (s) => s.ready && !s.releasing && s.lease.valid() && s.unacked.size < this.o.buffer,
+    );
+  }
+
+  private async read(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      const shards = this.readable();
+      if (shards.length === 0) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          setTimeout(resolve, this.tickMs()).unref();
+        });
+        continue;
+      }
+      try {
+        this.reading = this.blocking.xreadgroup(
+          'GROUP',
+          SHARD_GROUP,
+          SHARD_CONSUMER,
+          'COUNT',
+          500,
+          'BLOCK',
+          this.o.blockMs ?? 500,
+          'STREAMS',
+          ...shards.map((s) => s.stream),
+          ...shards.map(() => '>'),
+        );
+        const reply = (await this.reading) as [string, Entry[]][] | null;
+        failures = 0;
+        for (const [stream, entries] of reply ?? []) {
+          const shard = shards.find((s) => s.stream === stream);
+          if (shard && !shard.releasing) this.hand(shard, entries);
+          // Otherwise the entries stay pending; the shard's next holder reclaims them.
+        }
+      } catch (err) {
+        if (this.stopped) return;
+        failures++;
+        if (String(err).includes('NOGROUP')) {
+          await Promise.all(shards.map((s) => ensureGroup(this.o.redis, s.stream))).catch(
+            () => undefined,
+          );
+        } else this.o.log.warn({ err }, 'reading the event bus failed');
+        await sleep(Math.min(2000, 50 * 2 ** failures));
+      }
+    }
+  }
+
+  /** Hands entries to the handler, skipping those it already holds. */
+  private hand(shard: Shard, entries: readonly Entry[]): void {
+    const events: BusEvent[] = [];
+    for (const [id, fields] of entries) {
+      if (shard.unacked.has(id)) continue;
+      const appId = fields && field(fields, EVENT_FIELDS.app);
+      const body = fields && field(fields, EVENT_FIELDS.body);
+      if (!appId || !body) {
+        // Trimmed or malformed: nothing to deliver.
+        void this.o.redis.xack(shard.stream, SHARD_GROUP, id).catch(() => undefined);
+        continue;
+      }
+      shard.unacked.add(id);
+      events.push({ partition: shard.name, position: streamPosition(id), id, appId, body });
+    }
+    if (events.length > 0) this.handler?.receive(events);
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}
+
+function field(fields: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < fields.length - 1; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+function shuffled(count: number): number[] {
+  const order = Array.from({ length: count }, (_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j] ?? 0, order[i] ?? 0];
+  }
+  return order;
+}

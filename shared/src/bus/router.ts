@@ -1,0 +1,175 @@
+import type { ChainableCommander, Redis } from 'ioredis';
+import { EVENT_FIELDS } from '../events/publisher.js';
+import type { Logger } from '../logger.js';
+import { createRedis } from '../redis/client.js';
+import type { RedisKeys } from '../redis/keys.js';
+import type { Lease, LeaseKeeper } from './lease.js';
+
+/** One entry of the ingest stream. */
+export interface IngestEntry {
+  /** Its stream id. */
+  readonly id: string;
+  readonly appId: string;
+  /** The event envelope JSON. */
+  readonly body: string;
+}
+
+/** Where the router puts events: the Redis shard streams or the Kafka topic. */
+export interface RouterSink {
+  /**
+   * Forwards entries in order. A Redis sink queues its writes on `tx`, which commits them
+   * together with the router's cursor; another sink must have them stored when it resolves.
+   */
+  forward(entries: readonly IngestEntry[], tx: ChainableCommander): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RouterOptions {
+  readonly redisUrl: string;
+  /** Command connection (trimming). */
+  readonly redis: Redis;
+  readonly keys: RedisKeys;
+  readonly leases: LeaseKeeper;
+  readonly sink: RouterSink;
+  readonly log: Logger;
+  readonly blockMs?: number;
+  readonly batch?: number;
+}
+
+type Entry = [id: string, fields: string[]];
+
+const TRIM_INTERVAL_MS = 1000;
+
+/** The cursor moved under us: another router holds the lease now. */
+class RouterDisplaced extends Error {}
+
+/**
+ * Moves events from the ingest stream onto the bus, in stream order, under a lease so that one
+ * router runs at a time. The cursor (the last forwarded id) is written in the same transaction
+ * as a Redis sink's writes and guarded by WATCH, so a displaced router cannot write behind its
+ * successor; entries are trimmed from the ingest stream once forwarded.
+ */
+export class IngestRouter {
+  private lease: Lease | undefined;
+  private connection: Redis | undefined;
+  private loop: Promise<void> | undefined;
+  private trimTimer: NodeJS.Timeout | undefined;
+  private cursor = '0-0';
+  private stopped = false;
+
+  constructor(private readonly o: RouterOptions) {}
+
+  get running(): boolean {
+    return this.lease !== undefined;
+  }
+
+  /** Takes the router lease when nobody holds it (called on every balancing tick). */
+  async tick(): Promise<void> {
+    if (this.stopped || this.lease) return;
+    const lease = await this.o.leases.tryAcquire(this.o.keys.eventRouterLease(), () =>
+      this.connection?.disconnect(),
+    );
+    if (!lease) return;
+    if (this.stopped) {
+      await lease.release();
+      return;
+    }
+    this.lease = lease;
+    this.o.log.info('routing the ingest stream onto the bus');
+    this.connection = createRedis(this.o.redisUrl, { name: 'dispatcher:router' });
+    this.connection.on('error', (err) => this.o.log.debug({ err }, 'router connection error'));
+    this.trimTimer = setInterval(() => void this.trim(), TRIM_INTERVAL_MS);
+    this.loop = this.run(lease, this.connection).finally(() => this.retire());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.connection?.disconnect();
+    await this.loop;
+    await this.o.sink.close();
+  }
+
+  private async retire(): Promise<void> {
+    clearInterval(this.trimTimer);
+    this.connection?.disconnect();
+    this.connection = undefined;
+    const lease = this.lease;
+    this.lease = undefined;
+    await lease?.release();
+  }
+
+  private async run(lease: Lease, connection: Redis): Promise<void> {
+    const { keys, log } = this.o;
+    this.cursor = (await connection.get(keys.eventRouterCursor()).catch(() => null)) ?? '0-0';
+    let failures = 0;
+    while (!this.stopped && lease.valid()) {
+      try {
+        const reply = await connection.xread(
+          'COUNT',
+          this.o.batch ?? 500,
+          'BLOCK',
+          this.o.blockMs ?? 500,
+          'STREAMS',
+          keys.events(),
+          this.cursor,
+        );
+        const entries = (reply?.[0]?.[1] ?? []) as Entry[];
+        if (entries.length > 0 && lease.valid()) await this.route(connection, entries);
+        failures = 0;
+      } catch (err) {
+        if (this.stopped || !lease.valid()) return;
+        if (err instanceof RouterDisplaced) {
+          log.warn('another router moved the cursor; giving the lease up');
+          return;
+        }
+        failures++;
+        log.warn({ err }, 'routing events failed');
+        await sleep(Math.min(2000, 50 * 2 ** failures));
+      }
+    }
+  }
+
+  private async route(connection: Redis, raw: readonly Entry[]): Promise<void> {
+    const { keys } = this.o;
+    const last = raw[raw.length - 1]?.[0] ?? this.cursor;
+    const entries: IngestEntry[] = [];
+    for (const [id, fields] of raw) {
+      const appId = field(fields, EVENT_FIELDS.app);
+      const body = field(fields, EVENT_FIELDS.body);
+      if (appId && body) entries.push({ id, appId, body });
+      else this.o.log.error({ id }, 'ingest entry without app or body skipped');
+    }
+    await connection.watch(keys.eventRouterCursor());
+    const stored = (await connection.get(keys.eventRouterCursor())) ?? '0-0';
+    if (stored !== this.cursor) {
+      await connection.unwatch();
+      throw new RouterDisplaced();
+    }
+    const tx = connection.multi();
+    try {
+      await this.o.sink.forward(entries, tx);
+    } catch (err) {
+      await connection.unwatch().catch(() => undefined);
+      throw err;
+    }
+    tx.set(keys.eventRouterCursor(), last);
+    if ((await tx.exec()) === null) throw new RouterDisplaced();
+    this.cursor = last;
+  }
+
+  /** Drops forwarded entries from the ingest stream (the cursor entry itself stays). */
+  private async trim(): Promise<void> {
+    if (this.cursor === '0-0') return;
+    await this.o.redis
+      .xtrim(this.o.keys.events(), 'MINID', this.cursor)
+      .catch((err: unknown) => this.o.log.debug({ err }, 'trimming the ingest stream failed'));
+  }
+}
+
+function field(fields: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < fields.length - 1; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms).unref());
