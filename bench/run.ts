@@ -2,16 +2,19 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { machineInfo } from './lib/machine.js';
 import { parseOptions, USAGE, type BenchOptions } from './lib/options.js';
+import { renderChart } from './lib/chart.js';
 import { renderMarkdown, renderText, type ScenarioReport } from './lib/report.js';
 import { SCENARIOS } from './scenarios/index.js';
 
 /**
  * `npm run bench`: runs every scenario (or those named), prints one side-by-side table per
  * scenario with its targets marked PASS or MISS, and writes the same as markdown to
- * bench/report/latest.md. A missed target is reported, not turned into a failing exit code;
+ * bench/report/latest.md, with a chart of the figures beside their baselines in
+ * bench/report/latest.svg. A missed target is reported, not turned into a failing exit code;
  * only a benchmark that cannot run exits non-zero.
  */
 const REPORT = fileURLToPath(new URL('./report/latest.md', import.meta.url));
+const CHART = fileURLToPath(new URL('./report/latest.svg', import.meta.url));
 
 function options(): BenchOptions {
   try {
@@ -49,5 +52,7 @@ for (const scenario of selected) {
 
 const report = { startedAt, machine, options: opts, scenarios };
 process.stdout.write(renderText(report));
-await writeFile(REPORT, renderMarkdown(report));
-console.error(`\nreport written to ${REPORT}`);
+const chart = renderChart(report);
+if (chart !== undefined) await writeFile(CHART, chart);
+await writeFile(REPORT, renderMarkdown(report, chart === undefined ? undefined : 'latest.svg'));
+console.error(`\nreport written to ${REPORT}${chart === undefined ? '' : ` and ${CHART}`}`);

@@ -2,7 +2,12 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from '@voicegw/shared';
-import { isListeningMessage } from '../servers/protocol.js';
+import {
+  isListeningMessage,
+  isMemoryReply,
+  type ListeningMessage,
+  type MemoryReply,
+} from '../servers/protocol.js';
 import { processCpuMs } from './cpu-time.js';
 
 /** A server under test, running in a child process of its own (a core of its own on 2 cores). */
@@ -10,8 +15,12 @@ export interface ChildServer {
   readonly name: string;
   readonly pid: number;
   readonly origin: string;
+  /** What the child reported besides its port (see its file in bench/servers/). */
+  readonly info: Readonly<Record<string, string>>;
   /** CPU time the child has used so far (ms); undefined where it cannot be read. */
   cpuMs(): number | undefined;
+  /** Its memory after a full GC (children that call `answerMemoryRequests`). */
+  memory(): Promise<MemoryReply>;
   stop(): Promise<void>;
 }
 
@@ -21,6 +30,8 @@ export interface ChildServerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Write a V8 CPU profile of the child to `<dir>/<file name>/` when it stops. */
   readonly cpuProfileDir?: string | undefined;
+  /** More node flags, e.g. `--expose-gc` for memory figures. */
+  readonly execArgv?: readonly string[];
 }
 
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -28,7 +39,7 @@ const STARTUP_TIMEOUT_MS = 30_000;
 /** Forks `tsx bench/servers/<file>` and waits for the port it reports over IPC. */
 export async function startChildServer(options: ChildServerOptions): Promise<ChildServer> {
   const script = fileURLToPath(new URL(`../servers/${options.file}`, import.meta.url));
-  const execArgv = ['--import', 'tsx'];
+  const execArgv = ['--import', 'tsx', ...(options.execArgv ?? [])];
   if (options.cpuProfileDir !== undefined) {
     const dir = join(options.cpuProfileDir, basename(options.file, '.ts'));
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
@@ -38,17 +49,19 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const port = await listeningPort(child, options.file);
+  const listening = await listeningPort(child, options.file);
   return {
     name: options.file,
     pid: child.pid ?? -1,
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://127.0.0.1:${listening.port}`,
+    info: listening.info ?? {},
     cpuMs: () => (child.pid === undefined ? undefined : processCpuMs(child.pid)),
+    memory: () => memoryOf(child, options.file),
     stop: () => stopChild(child),
   };
 }
 
-async function listeningPort(child: ChildProcess, file: string): Promise<number> {
+async function listeningPort(child: ChildProcess, file: string): Promise<ListeningMessage> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       cleanup();
@@ -58,7 +71,7 @@ async function listeningPort(child: ChildProcess, file: string): Promise<number>
     const onMessage = (message: unknown): void => {
       if (!isListeningMessage(message)) return;
       cleanup();
-      resolve(message.port);
+      resolve(message);
     };
     const onExit = (code: number | null): void => {
       cleanup();
@@ -71,5 +84,22 @@ async function listeningPort(child: ChildProcess, file: string): Promise<number>
     };
     child.on('message', onMessage);
     child.once('exit', onExit);
+  });
+}
+
+async function memoryOf(child: ChildProcess, file: string): Promise<MemoryReply> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.off('message', onMessage);
+      reject(new Error(`${file} did not report its memory`));
+    }, 10_000);
+    const onMessage = (message: unknown): void => {
+      if (!isMemoryReply(message)) return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      resolve(message);
+    };
+    child.on('message', onMessage);
+    child.send({ type: 'memory' });
   });
 }

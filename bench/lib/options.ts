@@ -12,6 +12,8 @@ export interface BenchOptions {
   readonly only: readonly string[];
   /** Directory for `--cpu-prof` of every server under test; undefined: no profiling. */
   readonly cpuProfileDir: string | undefined;
+  /** Live sessions the media-node scenario ramps up to. */
+  readonly sessions: number;
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -20,6 +22,7 @@ export const USAGE = `npm run bench [-- options]
   --connections <n>   concurrent connections         (BENCH_CONNECTIONS, default 50)
   --scenario <name>   run only this scenario, may repeat (BENCH_SCENARIO, comma-separated)
   --cpu-prof <dir>    V8 CPU profiles of the servers under test, one folder each (BENCH_CPU_PROF)
+  --sessions <n>      live sessions the media-node scenario ramps up to (BENCH_SESSIONS, default 1000)
   --help`;
 
 export class OptionsError extends Error {
@@ -48,6 +51,7 @@ export function parseOptions(
       connections: { type: 'string' },
       scenario: { type: 'string', multiple: true },
       'cpu-prof': { type: 'string' },
+      sessions: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -61,5 +65,6 @@ export function parseOptions(
     connections: positive('connections', values.connections ?? env.BENCH_CONNECTIONS, 50, true),
     only: only.map((s) => s.trim()).filter((s) => s !== ''),
     cpuProfileDir: profileDir === undefined || profileDir === '' ? undefined : profileDir,
+    sessions: positive('sessions', values.sessions ?? env.BENCH_SESSIONS, 1000, true),
   };
 }

@@ -63,8 +63,11 @@ function markdownTable(columns: readonly string[], rows: readonly (readonly Cell
   return [row(columns), `|${align.join('|')}|`, ...rows.map(row)];
 }
 
-export function renderMarkdown(report: BenchReport): string {
+/** The report as markdown; `chartFile` (beside it) is shown under the header when given. */
+export function renderMarkdown(report: BenchReport, chartFile?: string): string {
   const out = ['# voicegw benchmark', '', ...environment(report).map((l) => `- ${l}`)];
+  if (chartFile !== undefined)
+    out.push('', `![each measurement beside its baseline](${chartFile})`);
   for (const { name, title, result } of report.scenarios) {
     out.push('', `## ${name}`, '', title, '', ...markdownTable(result.columns, result.rows), '');
     out.push(

@@ -10,6 +10,17 @@ export interface Check {
   readonly pass: boolean;
 }
 
+/**
+ * One group of bars of the report's chart: a measurement of the target and, when there is one,
+ * of its baseline (the table's second and third columns name the two).
+ */
+export interface ChartBar {
+  readonly label: string;
+  readonly unit: string;
+  readonly value: number;
+  readonly baseline?: number;
+}
+
 /** What a scenario hands back: one table (side by side), the targets it checks, and notes. */
 export interface ScenarioResult {
   readonly columns: readonly string[];
@@ -17,6 +28,8 @@ export interface ScenarioResult {
   readonly checks: readonly Check[];
   /** How the figures were obtained (versions, rates, counts), printed under the table. */
   readonly notes: readonly string[];
+  /** The figures worth a bar in the chart image (raw numbers, not the table's strings). */
+  readonly chart?: readonly ChartBar[];
 }
 
 /**

@@ -206,6 +206,26 @@ function report(
         pass: unexpected(api) === 0 && unexpected(baseline) === 0,
       },
     ],
+    chart: [
+      {
+        label: 'max throughput',
+        unit: 'req/s',
+        value: api.max.requestsPerSec,
+        baseline: baseline.max.requestsPerSec,
+      },
+      {
+        label: 'server CPU per request',
+        unit: 'µs',
+        value: api.serverCpuUs,
+        baseline: baseline.serverCpuUs,
+      },
+      {
+        label: 'p99 at half the api max',
+        unit: 'ms',
+        value: api.half.p99Ms,
+        baseline: baseline.half.p99Ms,
+      },
+    ],
     notes:
       baseline.half.p99Ms > MAX_P99_AT_HALF_RATE_MS
         ? [

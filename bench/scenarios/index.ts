@@ -1,5 +1,6 @@
 import type { Scenario } from '../lib/scenario.js';
 import { apiCommand } from './api-command.js';
+import { mediaNode } from './media-node.js';
 
 /** Every scenario `npm run bench` runs, in order. A new scenario is one file and one line here. */
-export const SCENARIOS: readonly Scenario[] = [apiCommand];
+export const SCENARIOS: readonly Scenario[] = [apiCommand, mediaNode];

@@ -2,6 +2,8 @@
 export interface ListeningMessage {
   readonly type: 'listening';
   readonly port: number;
+  /** What else the parent needs to know (a media node's prefix, a simulator's ESL port). */
+  readonly info?: Readonly<Record<string, string>>;
 }
 
 export const isListeningMessage = (message: unknown): message is ListeningMessage =>
@@ -11,8 +13,12 @@ export const isListeningMessage = (message: unknown): message is ListeningMessag
   typeof (message as { port?: unknown }).port === 'number';
 
 /** Reports the port to the parent and closes on SIGTERM/SIGINT or when the parent goes away. */
-export function serveUntilStopped(port: number, close: () => Promise<void>): void {
-  const message: ListeningMessage = { type: 'listening', port };
+export function serveUntilStopped(
+  port: number,
+  close: () => Promise<void>,
+  info?: Readonly<Record<string, string>>,
+): void {
+  const message: ListeningMessage = { type: 'listening', port, ...(info ? { info } : {}) };
   process.send?.(message);
   let closing = false;
   const stop = (): void => {
@@ -30,4 +36,39 @@ export function serveUntilStopped(port: number, close: () => Promise<void>): voi
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   process.once('disconnect', stop);
+}
+
+/** The parent asks a server child for its memory, measured after a full garbage collection. */
+export interface MemoryRequest {
+  readonly type: 'memory';
+}
+
+export interface MemoryReply {
+  readonly type: 'memory';
+  readonly rss: number;
+  readonly heapUsed: number;
+  /** Buffers and other memory outside the V8 heap. */
+  readonly external: number;
+}
+
+export const isMemoryReply = (message: unknown): message is MemoryReply =>
+  typeof message === 'object' &&
+  message !== null &&
+  (message as { type?: unknown }).type === 'memory' &&
+  typeof (message as { heapUsed?: unknown }).heapUsed === 'number';
+
+/**
+ * Answers the parent's memory requests (start the child with `--expose-gc`, or the figures
+ * include garbage not yet collected).
+ */
+export function answerMemoryRequests(): void {
+  process.on('message', (message: unknown) => {
+    if ((message as Partial<MemoryRequest> | null)?.type !== 'memory') return;
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    gc?.();
+    const { rss, heapUsed, external } = process.memoryUsage();
+    const reply: MemoryReply = { type: 'memory', rss, heapUsed, external };
+    process.send?.(reply);
+  });
 }

@@ -1,0 +1,101 @@
+import { EVENT_FIELDS } from '@voicegw/shared';
+import type { Redis } from 'ioredis';
+
+/** A published event: the contract payload plus the envelope. */
+export type GatewayEvent = Readonly<Record<string, unknown>> & { readonly event: string };
+
+const EARLY_TTL_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * Reads the gateway's event stream (where the media node and the api publish, and the webhook
+ * dispatcher reads) on a connection of its own, and hands events to whoever waits for them by
+ * key: `<event>:<session_uuid>` for every event, `<event>:op:<operation_id>` as well when it has
+ * one. This is the ingest stream every process appends to (the dispatcher's router moves it onto
+ * the bus); no dispatcher runs in the benchmark, so the watcher is its only reader and trims what
+ * it has read.
+ */
+export class EventWatcher {
+  private readonly waiters = new Map<string, (event: GatewayEvent) => void>();
+  private readonly early = new Map<string, { event: GatewayEvent; at: number }>();
+  private lastId = '$';
+  private stopped = false;
+  private readonly loop: Promise<void>;
+  /** Events read so far. */
+  read = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly stream: string,
+  ) {
+    this.loop = this.run();
+  }
+
+  /** The event with this key, already read or within `timeoutMs`. */
+  once(key: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<GatewayEvent> {
+    const early = this.early.get(key);
+    if (early) {
+      this.early.delete(key);
+      return Promise.resolve(early.event);
+    }
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(key);
+        reject(new Error(`no ${key} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.set(key, (event) => {
+        clearTimeout(timer);
+        resolve(event);
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+    this.redis.disconnect();
+  }
+
+  private async run(): Promise<void> {
+    let lastTrim = Date.now();
+    while (!this.stopped) {
+      const reply = await this.redis
+        .xread('COUNT', 1000, 'BLOCK', 100, 'STREAMS', this.stream, this.lastId)
+        .catch(() => null);
+      for (const [, entries] of reply ?? []) {
+        for (const [id, fields] of entries) {
+          this.lastId = id;
+          const body = fields[fields.indexOf(EVENT_FIELDS.body) + 1];
+          if (body !== undefined) this.deliver(JSON.parse(body) as GatewayEvent);
+        }
+      }
+      if (Date.now() - lastTrim > 1000 && this.lastId !== '$') {
+        lastTrim = Date.now();
+        await this.redis.xtrim(this.stream, 'MINID', this.lastId).catch(() => 0);
+      }
+    }
+  }
+
+  private deliver(event: GatewayEvent): void {
+    this.read++;
+    const session = typeof event.session_uuid === 'string' ? event.session_uuid : '';
+    const keys = [`${event.event}:${session}`];
+    if (typeof event.operation_id === 'string')
+      keys.push(`${event.event}:op:${event.operation_id}`);
+    const now = Date.now();
+    for (const key of keys) {
+      const waiter = this.waiters.get(key);
+      if (waiter) {
+        this.waiters.delete(key);
+        waiter(event);
+      } else {
+        this.early.delete(key);
+        this.early.set(key, { event, at: now });
+      }
+    }
+    for (const [key, { at }] of this.early) {
+      if (now - at < EARLY_TTL_MS) break;
+      this.early.delete(key);
+    }
+  }
+}

@@ -1,0 +1,219 @@
+import { count, mib, ms, perSec, ratio, us } from '../lib/format.js';
+import type { BenchOptions } from '../lib/options.js';
+import type { Cell, ChartBar, Check, ScenarioResult } from '../lib/scenario.js';
+import { stepPercentiles, type TaskLoadResult } from '../lib/task-load.js';
+import {
+  perSession,
+  PROBE_RATE,
+  SUSTAINED_P99_MS,
+  type CommandsMeasured,
+  type Measured,
+  type MemoryPoint,
+  type Ramp,
+} from './measure.js';
+
+export interface MediaNodeFigures {
+  readonly rawCalls: Measured;
+  readonly rawCommands: CommandsMeasured;
+  readonly calls: Measured;
+  readonly commands: CommandsMeasured;
+  readonly ramp: Ramp;
+  readonly redisVersion: string;
+  readonly eventsRead: number;
+}
+
+const kib = (bytes: number): string => (Number.isFinite(bytes) ? (bytes / 1024).toFixed(1) : 'n/a');
+
+/** `p50 / p99` of a step, as one cell. */
+function pair(load: TaskLoadResult, step: string): string {
+  const [p50, p99] = stepPercentiles(load, step);
+  return `${ms(p50)} / ${ms(p99)}`;
+}
+
+const p99 = (load: TaskLoadResult, step: string): number => stepPercentiles(load, step)[1];
+
+function cpuRows(what: string, gw: Measured, raw: Measured): Cell[][] {
+  return [
+    [`CPU per ${what} µs: media node`, us(gw.cpu.node), '—', ''],
+    [`CPU per ${what} µs: api`, us(gw.cpu.api), '—', ''],
+    [`CPU per ${what} µs: redis`, us(gw.cpu.redis), '—', ''],
+    [
+      `CPU per ${what} µs: simulator`,
+      us(gw.cpu.simulator),
+      us(raw.cpu.simulator),
+      ratio(gw.cpu.simulator / raw.cpu.simulator),
+    ],
+    [`CPU per ${what} µs: load generator`, us(gw.cpu.generator), us(raw.cpu.generator), ''],
+  ];
+}
+
+export function mediaNodeReport(options: BenchOptions, f: MediaNodeFigures): ScenarioResult {
+  const { calls, rawCalls, commands, rawCommands, ramp } = f;
+  const c = options.connections;
+  const sustained = ramp.steps.filter((s) => s.sustained).at(-1);
+  const bytes = (pick: (m: MemoryPoint) => number): number => perSession(ramp, pick);
+  const nodeHeap = bytes((m) => m.node.heapUsed);
+  const simHeap = bytes((m) => m.simulator.heapUsed);
+  const failures = (a: Measured, b: CommandsMeasured): number =>
+    a.load.failed + b.load.failed + b.probe.failed;
+
+  const rows: Cell[][] = [
+    [
+      `inbound calls/s, ${c} at once (placed, answered, hung up)`,
+      perSec(calls.load.perSec),
+      perSec(rawCalls.load.perSec),
+      ratio(calls.load.perSec / rawCalls.load.perSec),
+    ],
+    [
+      'placed → call.new (baseline: CHANNEL_PARK) p50 / p99 ms',
+      pair(calls.load, 'new'),
+      pair(rawCalls.load, 'new'),
+      '',
+    ],
+    [
+      'answer → call.answered p50 / p99 ms',
+      pair(calls.load, 'answer'),
+      pair(rawCalls.load, 'answer'),
+      '',
+    ],
+    [
+      'hangup → call.hangup p50 / p99 ms',
+      pair(calls.load, 'hangup'),
+      pair(rawCalls.load, 'hangup'),
+      '',
+    ],
+    ...cpuRows('call', calls, rawCalls),
+    [
+      `commands/s, ${c} in flight (POST → command.result)`,
+      perSec(commands.load.perSec),
+      perSec(rawCommands.load.perSec),
+      ratio(commands.load.perSec / rawCommands.load.perSec),
+    ],
+    [
+      'at max: accepted (202 / command reply) p50 / p99 ms',
+      pair(commands.load, 'accepted'),
+      pair(rawCommands.load, 'accepted'),
+      '',
+    ],
+    [
+      'at max: executed p50 / p99 ms',
+      pair(commands.load, 'executed'),
+      pair(rawCommands.load, 'executed'),
+      '',
+    ],
+    [
+      `at ${PROBE_RATE} commands/s: executed p50 / p99 ms`,
+      pair(commands.probe, 'executed'),
+      pair(rawCommands.probe, 'executed'),
+      '',
+    ],
+    ...cpuRows('command', commands, rawCommands),
+    [
+      `live sessions sustained (ramp to ${count(options.sessions)})`,
+      count(sustained?.sessions ?? 0),
+      '—',
+      '',
+    ],
+    [
+      'heap per live session KiB (baseline: simulator per channel)',
+      kib(nodeHeap),
+      kib(simHeap),
+      '',
+    ],
+    [
+      'RSS per live session KiB (baseline: simulator per channel)',
+      kib(bytes((m) => m.node.rss)),
+      kib(bytes((m) => m.simulator.rss)),
+      '',
+    ],
+    ['redis memory per live session KiB', kib(bytes((m) => m.redis)), '—', ''],
+    ...ramp.steps.map((s): Cell[] => [
+      `at ${count(s.sessions)} live sessions: command p50 / p99 ms, node heap`,
+      `${pair(s.probe, 'executed')}, ${mib(s.memory.node.heapUsed)}`,
+      '',
+      '',
+    ]),
+    [
+      'failed calls and commands',
+      count(failures(calls, commands)),
+      count(failures(rawCalls, rawCommands)),
+      '',
+    ],
+  ];
+
+  const checks: Check[] = [
+    {
+      target: 'every call and command completed (otherwise the figures are not valid)',
+      actual: `${count(failures(calls, commands))} gateway, ${count(failures(rawCalls, rawCommands))} baseline failed`,
+      pass: failures(calls, commands) === 0 && failures(rawCalls, rawCommands) === 0,
+    },
+    {
+      target: `${count(options.sessions)} live sessions on one media node, every command executed, p99 < ${SUSTAINED_P99_MS} ms`,
+      actual: `${count(sustained?.sessions ?? 0)} sustained`,
+      pass: sustained?.sessions === options.sessions,
+    },
+  ];
+
+  const chart: ChartBar[] = [
+    {
+      label: 'inbound calls/s',
+      unit: 'calls/s',
+      value: calls.load.perSec,
+      baseline: rawCalls.load.perSec,
+    },
+    {
+      label: 'placed → call.new p99',
+      unit: 'ms',
+      value: p99(calls.load, 'new'),
+      baseline: p99(rawCalls.load, 'new'),
+    },
+    {
+      label: 'answer → call.answered p99',
+      unit: 'ms',
+      value: p99(calls.load, 'answer'),
+      baseline: p99(rawCalls.load, 'answer'),
+    },
+    {
+      label: 'commands/s (POST → command.result)',
+      unit: 'commands/s',
+      value: commands.load.perSec,
+      baseline: rawCommands.load.perSec,
+    },
+    {
+      label: `command executed p99 at ${PROBE_RATE}/s`,
+      unit: 'ms',
+      value: p99(commands.probe, 'executed'),
+      baseline: p99(rawCommands.probe, 'executed'),
+    },
+    {
+      label: 'heap per live session',
+      unit: 'KiB',
+      value: nodeHeap / 1024,
+      baseline: simHeap / 1024,
+    },
+  ];
+
+  const failedNotes = [...calls.load.errors, ...commands.load.errors, ...ramp.errors];
+  return {
+    columns: ['measurement', 'gateway', 'simulator alone', 'gateway / simulator'],
+    rows,
+    checks,
+    chart,
+    notes: [
+      `gateway: simulator → media node → Redis ${f.redisVersion} (AOF everysec) → api, each in a ` +
+        `process of its own; calls are routed by DID, commands are \`answer\` on answered calls ` +
+        `(deferred: confirmed by FreeSWITCH's EXECUTE_COMPLETE); events read from the Redis ` +
+        `event stream (${count(f.eventsRead)} read), as the webhook dispatcher reads them`,
+      `baseline: the same simulator driven over a bare event socket by the load generator ` +
+        `(sendmsg execute answer, uuid_kill), with no media node, api or Redis: what a program ` +
+        `talking to FreeSWITCH directly gets on this machine`,
+      `commands spread over ${count(200)} live calls; latency at ${PROBE_RATE} commands/s is an ` +
+        `open-loop paced load; the ramp runs first, on a fresh media node; memory is measured ` +
+        `after a full GC in each process, per session = the slope of memory over the ramp's ` +
+        `sustained steps (RSS moves in pages and arenas: only the heap figure is exact)`,
+      `CPU per call or command: user + system time of each process during the maximum-throughput ` +
+        `run, divided by what completed; it depends far less than rates on what else runs`,
+      ...(failedNotes.length > 0 ? [`first failures: ${failedNotes.slice(0, 3).join(' | ')}`] : []),
+    ],
+  };
+}
