@@ -1,18 +1,21 @@
-import type { ChainableCommander, Redis } from 'ioredis';
-import { EVENT_FIELDS } from '../events/publisher.js';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { createRedis } from '../redis/client.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { LeaseKeeper, type Lease } from './lease.js';
-import { IngestRouter, sleep, type IngestEntry, type RouterSink } from './router.js';
-import { shardOf, streamPosition } from './shard.js';
+import { heartbeat, shuffled } from './dispatchers.js';
+import { IngestRouter, sleep } from './router.js';
+import { ShardStreamSink } from './shard-sink.js';
 import {
+  checkShardCount,
   ensureGroup,
   pendingEntries,
   SHARD_CONSUMER,
   SHARD_GROUP,
   strandedEntries,
+  toEvents,
   trimAcknowledged,
+  type StreamEntry,
 } from './shard-streams.js';
 import type { BusEvent, BusHandler, EventBus } from './types.js';
 
@@ -31,8 +34,6 @@ export interface RedisBusOptions {
   readonly blockMs?: number;
 }
 
-type Entry = [id: string, fields: string[] | null];
-
 const MAINTENANCE_INTERVAL_MS = 5000;
 
 interface Shard {
@@ -45,23 +46,6 @@ interface Shard {
   /** Set once what the previous holder left pending has been handed over. */
   ready: boolean;
   releasing: boolean;
-}
-
-/** Puts each event on the shard stream of its app, in the router's transaction. */
-export class ShardStreamSink implements RouterSink {
-  constructor(
-    private readonly keys: RedisKeys,
-    private readonly shards: number,
-  ) {}
-
-  async forward(entries: readonly IngestEntry[], tx: ChainableCommander): Promise<void> {
-    for (const { id, appId, body } of entries) {
-      const stream = this.keys.eventShard(shardOf(appId, this.shards));
-      tx.xadd(stream, '*', EVENT_FIELDS.app, appId, EVENT_FIELDS.body, body, 'src', id);
-    }
-  }
-
-  async close(): Promise<void> {}
 }
 
 /**
@@ -107,7 +91,7 @@ export class RedisEventBus implements EventBus {
 
   async start(handler: BusHandler): Promise<void> {
     this.handler = handler;
-    await this.checkShardCount();
+    await checkShardCount(this.o.redis, this.o.keys, this.o.shards);
     await this.balance();
     this.balanceTimer = setInterval(() => {
       this.balancing ??= this.balance().finally(() => (this.balancing = undefined));
@@ -160,32 +144,13 @@ export class RedisEventBus implements EventBus {
     return Math.max(100, Math.floor(this.o.leaseTtlMs / 3));
   }
 
-  /** The shard count is fixed for a gateway: changing it would move apps between streams. */
-  private async checkShardCount(): Promise<void> {
-    const key = this.o.keys.eventShardCount();
-    await this.o.redis.set(key, String(this.o.shards), 'NX');
-    const stored = Number(await this.o.redis.get(key));
-    if (stored !== this.o.shards) {
-      throw new Error(
-        `EVENT_SHARDS is ${this.o.shards} but this gateway's event bus has ${stored} shards; ` +
-          `use ${stored}, or drain the bus and delete ${key} to change it`,
-      );
-    }
-  }
-
   /** Heartbeat, then take free shards up to this process's share and hand back the surplus. */
   private async balance(): Promise<void> {
     if (this.stopped) return;
     const { redis, keys, dispatcherId, leaseTtlMs, shards } = this.o;
     try {
-      const now = Date.now();
-      const [, , live] = ((await redis
-        .multi()
-        .zadd(keys.dispatchers(), now, dispatcherId)
-        .zremrangebyscore(keys.dispatchers(), 0, now - leaseTtlMs)
-        .zcard(keys.dispatchers())
-        .exec()) ?? []) as [unknown, unknown, [Error | null, number]?];
-      const target = Math.ceil(shards / Math.max(1, live?.[1] ?? 1));
+      const live = await heartbeat(redis, keys, dispatcherId, leaseTtlMs);
+      const target = Math.ceil(shards / live);
       for (const shard of this.shardsByIndex.values()) {
         if (!shard.releasing && !shard.lease.valid()) this.release(shard, false);
       }
@@ -195,8 +160,8 @@ export class RedisEventBus implements EventBus {
         if (this.shardsByIndex.has(index)) continue;
         if (await this.acquire(index)) held++;
       }
-      const surplus = [...this.shardsByIndex.values()].filter((s) => !s.releasing);
-      for (const shard of surplus.slice(target)) this.release(shard, true);
+      const kept = [...this.shardsByIndex.values()].filter((s) => !s.releasing);
+      for (const shard of kept.slice(target)) this.release(shard, true);
       await this.router.tick();
     } catch (err) {
       this.o.log.warn({ err }, 'shard balancing failed');
@@ -321,7 +286,7 @@ export class RedisEventBus implements EventBus {
           ...shards.map((s) => s.stream),
           ...shards.map(() => '>'),
         );
-        const reply = (await this.reading) as [string, Entry[]][] | null;
+        const reply = (await this.reading) as [string, StreamEntry[]][] | null;
         failures = 0;
         for (const [stream, entries] of reply ?? []) {
           const shard = shards.find((s) => s.stream === stream);
@@ -342,20 +307,13 @@ export class RedisEventBus implements EventBus {
   }
 
   /** Hands entries to the handler, skipping those it already holds. */
-  private hand(shard: Shard, entries: readonly Entry[]): void {
-    const events: BusEvent[] = [];
-    for (const [id, fields] of entries) {
-      if (shard.unacked.has(id)) continue;
-      const appId = fields && field(fields, EVENT_FIELDS.app);
-      const body = fields && field(fields, EVENT_FIELDS.body);
-      if (!appId || !body) {
-        // Trimmed or malformed: nothing to deliver.
-        void this.o.redis.xack(shard.stream, SHARD_GROUP, id).catch(() => undefined);
-        continue;
-      }
-      shard.unacked.add(id);
-      events.push({ partition: shard.name, position: streamPosition(id), id, appId, body });
+  private hand(shard: Shard, entries: readonly StreamEntry[]): void {
+    const { events, unreadable } = toEvents(shard.name, entries, shard.unacked);
+    for (const id of unreadable) {
+      // Trimmed or malformed: nothing to deliver.
+      void this.o.redis.xack(shard.stream, SHARD_GROUP, id).catch(() => undefined);
     }
+    for (const event of events) shard.unacked.add(event.id);
     if (events.length > 0) this.handler?.receive(events);
   }
 
@@ -364,18 +322,4 @@ export class RedisEventBus implements EventBus {
     this.wake = undefined;
     wake?.();
   }
-}
-
-function field(fields: readonly string[], name: string): string | undefined {
-  for (let i = 0; i < fields.length - 1; i += 2) if (fields[i] === name) return fields[i + 1];
-  return undefined;
-}
-
-function shuffled(count: number): number[] {
-  const order = Array.from({ length: count }, (_, i) => i);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [order[i], order[j]] = [order[j] ?? 0, order[i] ?? 0];
-  }
-  return order;
 }

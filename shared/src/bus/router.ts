@@ -166,7 +166,8 @@ export class IngestRouter {
   }
 }
 
-function field(fields: readonly string[], name: string): string | undefined {
+/** The value of a field of a stream entry. */
+export function field(fields: readonly string[], name: string): string | undefined {
   for (let i = 0; i < fields.length - 1; i += 2) if (fields[i] === name) return fields[i + 1];
   return undefined;
 }

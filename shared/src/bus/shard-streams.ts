@@ -1,4 +1,9 @@
 import type { Redis } from 'ioredis';
+import { EVENT_FIELDS } from '../events/publisher.js';
+import type { RedisKeys } from '../redis/keys.js';
+import { field } from './router.js';
+import { streamPosition } from './shard.js';
+import type { BusEvent } from './types.js';
 
 // Consumer-group chores on one shard stream, for its lease holder.
 
@@ -81,4 +86,43 @@ function toRecord(flat: unknown[]): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (let i = 0; i < flat.length - 1; i += 2) record[String(flat[i])] = flat[i + 1];
   return record;
+}
+
+/** The shard count is fixed for a gateway: changing it would move apps between streams. */
+export async function checkShardCount(
+  redis: Redis,
+  keys: RedisKeys,
+  shards: number,
+): Promise<void> {
+  const key = keys.eventShardCount();
+  await redis.set(key, String(shards), 'NX');
+  const stored = Number(await redis.get(key));
+  if (stored !== shards) {
+    throw new Error(
+      `EVENT_SHARDS is ${shards} but this gateway's event bus has ${stored} shards; ` +
+        `use ${stored}, or drain the bus and delete ${key} to change it`,
+    );
+  }
+}
+
+/**
+ * Stream entries as bus events of shard `name`, minus those in `held`; `unreadable` lists the
+ * entries without an app or body (deleted by a trim, or malformed).
+ */
+export function toEvents(
+  name: string,
+  entries: readonly StreamEntry[],
+  held: ReadonlySet<string>,
+): { events: BusEvent[]; unreadable: string[] } {
+  const events: BusEvent[] = [];
+  const unreadable: string[] = [];
+  for (const [id, fields] of entries) {
+    if (held.has(id)) continue;
+    const appId = fields && field(fields, EVENT_FIELDS.app);
+    const body = fields && field(fields, EVENT_FIELDS.body);
+    if (appId && body)
+      events.push({ partition: name, position: streamPosition(id), id, appId, body });
+    else unreadable.push(id);
+  }
+  return { events, unreadable };
 }

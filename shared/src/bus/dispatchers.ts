@@ -1,0 +1,32 @@
+import type { Redis } from 'ioredis';
+import type { RedisKeys } from '../redis/keys.js';
+
+/**
+ * Announces a dispatcher in the heartbeat set and returns how many are alive: those heard from
+ * within the lease TTL, so that a dead one stops counting about when its leases expire.
+ */
+export async function heartbeat(
+  redis: Redis,
+  keys: RedisKeys,
+  dispatcherId: string,
+  ttlMs: number,
+): Promise<number> {
+  const now = Date.now();
+  const replies = await redis
+    .multi()
+    .zadd(keys.dispatchers(), now, dispatcherId)
+    .zremrangebyscore(keys.dispatchers(), 0, now - ttlMs)
+    .zcard(keys.dispatchers())
+    .exec();
+  return Math.max(1, Number(replies?.[2]?.[1] ?? 1));
+}
+
+/** Shard indexes in random order, so that dispatchers starting together spread out. */
+export function shuffled(count: number): number[] {
+  const order = Array.from({ length: count }, (_, i) => i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j] ?? 0, order[i] ?? 0];
+  }
+  return order;
+}
