@@ -75,7 +75,7 @@ export async function syncValuesSchema(file: string, write: boolean): Promise<st
     return [];
   }
   return [
-    "values.schema.json: the env sections differ from the processes' environment schemas " +
+    "the env sections differ from the processes' environment schemas " +
       '(a variable was added, removed or changed): run `npm run chart:check -- --write`',
   ];
 }
