@@ -3,3 +3,7 @@ export { buildApp } from './app.js';
 export type { App, BuildAppOptions } from './app.js';
 export { ApiEnv, loadApiConfig } from './config.js';
 export type { ApiConfig } from './config.js';
+export { DispatcherEnv, loadDispatcherConfig } from './dispatcher-config.js';
+export type { DispatcherConfig } from './dispatcher-config.js';
+export { startDispatcher } from './webhooks/start.js';
+export type { Dispatcher, DispatcherOptions } from './webhooks/start.js';

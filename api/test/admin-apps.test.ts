@@ -64,6 +64,7 @@ describe('POST /admin/apps/{app_id}', () => {
       events: ['dtmf'],
       webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      disabled: false,
     });
     expect(Date.parse(body.created_at)).toBeGreaterThanOrEqual(before - 1);
     expect(Buffer.from(body.webhook_secret.slice(6), 'base64')).toHaveLength(24);

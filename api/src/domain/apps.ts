@@ -16,6 +16,13 @@ export interface AppRecord {
   readonly webhook_secret: string;
   /** ISO-8601 creation time. */
   readonly created_at: string;
+  /**
+   * Set by the dispatcher once the webhook has failed for WEBHOOK_DISABLE_AFTER_MS without a
+   * success; saving the configuration (POST) rewrites the hash and so re-enables the app.
+   */
+  readonly disabled?: boolean;
+  /** Epoch ms of the first webhook failure since the last success (dispatcher bookkeeping). */
+  readonly webhook_failing_since?: number;
 }
 
 /** What an admin may set; every field is optional (`POST /admin/apps/{app_id}`). */
@@ -65,6 +72,10 @@ export function parseApp(appId: string, raw: Record<string, string>): AppRecord 
     events: raw.events ? (JSON.parse(raw.events) as EventName[]) : [],
     webhook_secret: raw.webhook_secret ?? '',
     created_at: raw.created_at ?? '',
+    disabled: raw.disabled_at !== undefined,
+    ...(raw.webhook_failing_since
+      ? { webhook_failing_since: Number(raw.webhook_failing_since) }
+      : {}),
   };
 }
 
@@ -101,13 +112,21 @@ export class AppStore {
       .exec();
   }
 
-  /** Deletes the app and its caller-ID and DID lists; false when it did not exist. */
+  /**
+   * Deletes the app, its caller-ID and DID lists and its undelivered webhooks (retry lane and
+   * dead letters); false when it did not exist.
+   */
   async delete(appId: string): Promise<boolean> {
     const dids = await this.redis.smembers(this.keys.appDids(appId));
     const tx = this.redis
       .multi()
       .del(this.keys.app(appId))
-      .del(this.keys.appCids(appId), this.keys.appDids(appId));
+      .del(this.keys.appCids(appId), this.keys.appDids(appId))
+      .del(
+        this.keys.webhookLane(appId),
+        this.keys.webhookLaneIds(appId),
+        this.keys.webhookDeadLetters(appId),
+      );
     if (dids.length > 0) tx.hdel(this.keys.didRoutes(), ...dids);
     const replies = await tx.publish(this.keys.appsChanged(), appId).exec();
     return replies?.[0]?.[1] === 1;

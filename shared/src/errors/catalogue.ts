@@ -45,6 +45,14 @@ export const ERRORS = {
   STILL_JOINING: { status: 409, message: 'Member is still joining the conference' },
   STILL_LEAVING: { status: 409, message: 'Member is leaving the conference' },
   DID_TAKEN: { status: 409, message: 'DID is already routed to another application' },
+  WEBHOOKS_OFF: {
+    status: 409,
+    message: 'Webhooks are disabled for this application (empty webhook_url)',
+  },
+  APP_DISABLED: {
+    status: 409,
+    message: 'Application is disabled; POST its configuration to re-enable it',
+  },
   // 413, 415, 429
   BODY_TOO_LARGE: { status: 413, message: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import appRoutes from './apps.js';
+import deadLetterRoutes from './dead-letters.js';
 import numberListRoutes from './number-lists.js';
 import operationRoutes from './operations.js';
 
@@ -9,6 +10,7 @@ const adminRoutes: FastifyPluginAsync = async (app) => {
   await app.register(appRoutes);
   await app.register(numberListRoutes);
   await app.register(operationRoutes);
+  await app.register(deadLetterRoutes);
 };
 
 export default adminRoutes;

@@ -76,6 +76,11 @@ export const AppConfig = Type.Object({
   events: Type.Array(Type.String()),
   webhook_secret: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
+  disabled: Type.Boolean({
+    description:
+      'True once the webhook has failed for 5 days without a success: events are ' +
+      'dead-lettered instead of delivered. POSTing the configuration re-enables the app.',
+  }),
 });
 
 export const AppDeleted = Type.Object({ success: Type.Literal(true), app_id: Type.String() });

@@ -1,0 +1,86 @@
+import { BooleanFlag, BusEnv, CommonEnv, ConfigError, loadConfig } from '@voicegw/shared';
+import { Type, type Static } from 'typebox';
+import { DEFAULT_RETRY_SCHEDULE, SCHEDULE_PATTERN } from './webhooks/schedule.js';
+
+const ms = (fallback: number, minimum: number, description: string) =>
+  Type.Integer({ minimum, default: fallback, description });
+
+/** Environment of the webhook dispatcher. docs/configuration.md lists the same variables. */
+export const DispatcherEnv = Type.Object({
+  ...CommonEnv,
+  ...BusEnv,
+  DISPATCHER_METRICS_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65_535,
+    default: 9465,
+    description: 'Port of the dispatcher /metrics and /health.',
+  }),
+  DISPATCHER_HOST: Type.String({
+    default: '0.0.0.0',
+    description: 'Listen address of /metrics and /health.',
+  }),
+  ALLOW_LOCALHOST_WEBHOOKS: BooleanFlag(
+    false,
+    'Deliver to hosts that resolve to loopback, private, link-local or unique-local addresses.',
+  ),
+  APP_CACHE_TTL_MS: Type.Integer({
+    minimum: 0,
+    maximum: 1000,
+    default: 1000,
+    description: 'How long app configuration is cached in process (invalidated over pub/sub).',
+  }),
+  WEBHOOK_TIMEOUT_MS: ms(15_000, 100, 'Per attempt: a 2xx must arrive within this time.'),
+  WEBHOOK_RETRY_SCHEDULE: Type.String({
+    default: DEFAULT_RETRY_SCHEDULE,
+    pattern: SCHEDULE_PATTERN,
+    description:
+      'Delay before each attempt (the first is the first try), e.g. `0,5s,5m`; units ms, s, m, h.',
+  }),
+  WEBHOOK_RETRY_JITTER: Type.Number({
+    minimum: 0,
+    maximum: 0.9,
+    default: 0.2,
+    description: 'Each retry delay varies by up to this fraction either way.',
+  }),
+  WEBHOOK_RETRY_AFTER_MAX_MS: ms(
+    36_000_000,
+    0,
+    'A Retry-After (429, 503) longer than this is clamped to it.',
+  ),
+  WEBHOOK_DISABLE_AFTER_MS: ms(
+    432_000_000,
+    1,
+    'An app whose webhook has failed this long without a success is disabled (5 days).',
+  ),
+  WEBHOOK_MAX_IN_FLIGHT: Type.Integer({
+    minimum: 1,
+    default: 512,
+    description: 'Webhook requests in flight at once, over all apps.',
+  }),
+  WEBHOOK_CONNECTIONS_PER_ORIGIN: Type.Integer({
+    minimum: 1,
+    default: 32,
+    description: 'Keep-alive connections per receiver origin.',
+  }),
+  WEBHOOK_QUEUE_PER_APP: Type.Integer({
+    minimum: 1,
+    default: 1000,
+    description: 'Events of one app waiting in memory; beyond it they are parked in its lane.',
+  }),
+  DEAD_LETTER_MAX: Type.Integer({
+    minimum: 1,
+    default: 10_000,
+    description: 'Dead letters kept per app (the oldest are dropped).',
+  }),
+  LANE_POLL_INTERVAL_MS: ms(250, 10, 'How often due retries are looked for.'),
+});
+
+export type DispatcherConfig = Static<typeof DispatcherEnv>;
+
+export function loadDispatcherConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig {
+  const config = loadConfig(DispatcherEnv, env);
+  if (config.EVENT_BUS === 'kafka' && !config.KAFKA_BROKERS) {
+    throw new ConfigError(['KAFKA_BROKERS is required when EVENT_BUS is kafka']);
+  }
+  return config;
+}

@@ -1,0 +1,141 @@
+import type { LuaScripts, RedisKeys } from '@voicegw/shared';
+import type { Redis } from 'ioredis';
+
+/** One event waiting in an app's retry lane (stored as JSON, oldest first). */
+export interface LaneEntry {
+  readonly event_id: string;
+  readonly event: string;
+  /** The bus partition the event came from: its lane is worked by that partition's owner. */
+  readonly partition: string;
+  /** Its place on the bus; the lane stays in this order. */
+  readonly position: string;
+  /** Attempts made so far (0: never tried, e.g. parked behind an earlier event). */
+  readonly attempts: number;
+  /** Epoch ms the next attempt is due; 0 = as soon as it is the head. */
+  readonly next_at: number;
+  readonly last_status?: number | null;
+  readonly last_error?: string;
+  /** The webhook body, as published. */
+  readonly body: string;
+}
+
+export type DeadLetterReason = 'failed' | 'gone' | 'app_disabled';
+
+/** An event that will not be delivered unless replayed. */
+export interface DeadLetter extends Omit<LaneEntry, 'next_at'> {
+  readonly reason: DeadLetterReason;
+  readonly failed_at: number;
+}
+
+export type Settlement =
+  | { readonly action: 'done' }
+  | { readonly action: 'retry'; readonly entry: LaneEntry }
+  | { readonly action: 'dead'; readonly letter: DeadLetter };
+
+/**
+ * The per-app retry lanes in Redis: while an app's head event waits for a retry, its later events
+ * wait behind it here (durably, so the bus can acknowledge them). Each bus partition has a due
+ * set naming the apps whose lane head is due, which its owner polls.
+ */
+export class Lanes {
+  constructor(
+    private readonly redis: Redis,
+    private readonly scripts: LuaScripts,
+    private readonly keys: RedisKeys,
+    private readonly deadLetterMax: number,
+  ) {}
+
+  /** Parks entries (in bus order); returns the lane's length. */
+  async park(appId: string, partition: string, entries: readonly LaneEntry[]): Promise<number> {
+    const { keys } = this;
+    const length = await this.scripts.run(
+      'parkEvents',
+      [keys.webhookLane(appId), keys.webhookLaneIds(appId), keys.webhookLanesDue(partition)],
+      [appId, Date.now(), ...entries.map((entry) => JSON.stringify(entry))],
+    );
+    return Number(length);
+  }
+
+  async head(appId: string): Promise<LaneEntry | undefined> {
+    const raw = await this.redis.lindex(this.keys.webhookLane(appId), 0);
+    return raw ? (JSON.parse(raw) as LaneEntry) : undefined;
+  }
+
+  /** Settles the attempted head; returns the lane's length, or -1 if the head had changed. */
+  async settle(appId: string, head: LaneEntry, settlement: Settlement): Promise<number> {
+    const { keys } = this;
+    const payload =
+      settlement.action === 'retry'
+        ? JSON.stringify(settlement.entry)
+        : settlement.action === 'dead'
+          ? JSON.stringify(settlement.letter)
+          : '';
+    const length = await this.scripts.run(
+      'settleLane',
+      [
+        keys.webhookLane(appId),
+        keys.webhookLaneIds(appId),
+        keys.webhookLanesDue(head.partition),
+        keys.webhookDeadLetters(appId),
+      ],
+      [appId, Date.now(), head.event_id, settlement.action, payload, this.deadLetterMax],
+    );
+    return Number(length);
+  }
+
+  /** Dead-letters an event that never entered the lane. */
+  async deadLetter(appId: string, letter: DeadLetter): Promise<void> {
+    const key = this.keys.webhookDeadLetters(appId);
+    await this.redis
+      .multi()
+      .rpush(key, JSON.stringify(letter))
+      .ltrim(key, -this.deadLetterMax, -1)
+      .exec();
+  }
+
+  /** Moves the whole lane to the dead letters; returns the names of the events moved. */
+  async deadLetterAll(
+    appId: string,
+    partition: string,
+    reason: DeadLetterReason,
+  ): Promise<string[]> {
+    const { keys } = this;
+    const moved = await this.scripts.run(
+      'deadLetterLane',
+      [
+        keys.webhookLane(appId),
+        keys.webhookLaneIds(appId),
+        keys.webhookLanesDue(partition),
+        keys.webhookDeadLetters(appId),
+      ],
+      [appId, Date.now(), reason, this.deadLetterMax],
+    );
+    return (moved as string[] | null) ?? [];
+  }
+
+  /** Apps of each partition whose lane head is due now. */
+  async due(partitions: readonly string[], limit = 500): Promise<Map<string, string[]>> {
+    const now = Date.now();
+    const pipeline = this.redis.pipeline();
+    for (const partition of partitions) {
+      pipeline.zrangebyscore(this.keys.webhookLanesDue(partition), '-inf', now, 'LIMIT', 0, limit);
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    const due = new Map<string, string[]>();
+    partitions.forEach((partition, i) => {
+      const [err, apps] = replies[i] ?? [];
+      if (!err && Array.isArray(apps) && apps.length > 0) due.set(partition, apps as string[]);
+    });
+    return due;
+  }
+
+  /** Every app with a waiting lane in a partition, with its lane's length. */
+  async waiting(partition: string): Promise<Map<string, number>> {
+    const apps = await this.redis.zrange(this.keys.webhookLanesDue(partition), 0, -1);
+    if (apps.length === 0) return new Map();
+    const pipeline = this.redis.pipeline();
+    for (const appId of apps) pipeline.llen(this.keys.webhookLane(appId));
+    const replies = (await pipeline.exec()) ?? [];
+    return new Map(apps.map((appId, i) => [appId, Number(replies[i]?.[1] ?? 0)]));
+  }
+}

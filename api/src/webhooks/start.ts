@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  createEventBus,
+  createLogger,
+  createRedis,
+  LuaScripts,
+  RedisKeys,
+  type BusEvent,
+  type EventBus,
+  type Logger,
+} from '@voicegw/shared';
+import type { DispatcherConfig } from '../dispatcher-config.js';
+import { AppDirectory } from '../domain/app-directory.js';
+import { AppStore } from '../domain/apps.js';
+import type { Resolver } from '../domain/webhook-url.js';
+import { AppHealth } from './app-health.js';
+import { WebhookDispatcher } from './dispatcher.js';
+import { Lanes } from './lanes.js';
+import { Limit } from './limit.js';
+import { DispatcherMetrics } from './metrics.js';
+import { startMetricsServer, type MetricsServer } from './metrics-server.js';
+import { parseSchedule, RetryPolicy } from './schedule.js';
+import { WebhookSender } from './sender.js';
+
+export interface DispatcherOptions {
+  /** The process logger; without one the dispatcher logs at LOG_LEVEL to stdout. */
+  readonly logger?: Logger;
+  /** Host name → addresses for webhook hosts (tests); the system resolver by default. */
+  readonly resolve?: Resolver;
+}
+
+export interface Dispatcher {
+  readonly id: string;
+  readonly bus: EventBus;
+  readonly metrics: DispatcherMetrics;
+  /** Port of /metrics and /health. */
+  readonly metricsPort: number;
+  /** Stops reading, lets attempts in flight finish, releases its shards. */
+  close(): Promise<void>;
+}
+
+const ACK_RETRIES = [50, 200, 1000];
+
+/** Starts a webhook dispatcher: the event bus consumer, the per-app queues, /metrics. */
+export async function startDispatcher(
+  config: DispatcherConfig,
+  options: DispatcherOptions = {},
+): Promise<Dispatcher> {
+  const base =
+    options.logger ??
+    createLogger({ name: 'dispatcher', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
+  const id = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  const log = base.child({ dispatcher: id });
+  const redis = createRedis(config.REDIS_URL, { name: 'dispatcher', commandTimeoutMs: 5000 });
+  redis.on('error', (err) => log.warn({ err }, 'redis connection error'));
+  const keys = new RedisKeys(config.REDIS_PREFIX);
+  const scripts = new LuaScripts(redis);
+  const apps = new AppDirectory(new AppStore(redis, keys), keys, config.APP_CACHE_TTL_MS);
+  await apps.start(config.REDIS_URL, (err) => log.warn({ err }, 'apps channel error'));
+
+  const bus = createEventBus(config, {
+    redisUrl: config.REDIS_URL,
+    redis,
+    keys,
+    dispatcherId: id,
+    log,
+  });
+  const sender = new WebhookSender({
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivate: config.ALLOW_LOCALHOST_WEBHOOKS,
+    connectionsPerOrigin: config.WEBHOOK_CONNECTIONS_PER_ORIGIN,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+  });
+  const stats = { source: undefined as WebhookDispatcher | undefined };
+  const metrics = new DispatcherMetrics(
+    () => stats.source?.stats() ?? { events: 0, apps: 0, queued: 0, partitions: 0 },
+  );
+  const ack = async (event: BusEvent): Promise<void> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await bus.ack(event);
+        return;
+      } catch (err) {
+        const delay = ACK_RETRIES[attempt];
+        if (delay === undefined) {
+          // Left unacknowledged: its shard's next holder delivers it again (same webhook-id).
+          log.warn({ err, id: event.id, partition: event.partition }, 'acknowledging failed');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  };
+  const dispatcher = new WebhookDispatcher({
+    apps,
+    sender,
+    health: new AppHealth(redis, scripts, keys, config.WEBHOOK_DISABLE_AFTER_MS, log),
+    metrics,
+    limit: new Limit(config.WEBHOOK_MAX_IN_FLIGHT),
+    log,
+    lanes: new Lanes(redis, scripts, keys, config.DEAD_LETTER_MAX),
+    policy: new RetryPolicy({
+      schedule: parseSchedule(config.WEBHOOK_RETRY_SCHEDULE),
+      jitter: config.WEBHOOK_RETRY_JITTER,
+      retryAfterMaxMs: config.WEBHOOK_RETRY_AFTER_MAX_MS,
+    }),
+    queuePerApp: config.WEBHOOK_QUEUE_PER_APP,
+    pollIntervalMs: config.LANE_POLL_INTERVAL_MS,
+    ack,
+  });
+  stats.source = dispatcher;
+
+  let server: MetricsServer | undefined;
+  try {
+    server = await startMetricsServer(
+      metrics.registry,
+      () => ({ ok: redis.status === 'ready', partitions: bus.owned() }),
+      { host: config.DISPATCHER_HOST, port: config.DISPATCHER_METRICS_PORT },
+      log,
+    );
+    await bus.start(dispatcher);
+  } catch (err) {
+    dispatcher.stop();
+    await server?.close();
+    await Promise.allSettled([sender.close(), apps.stop()]);
+    redis.disconnect();
+    throw err;
+  }
+  log.info({ metrics_port: server.port, bus: config.EVENT_BUS }, 'dispatcher started');
+
+  const metricsServer = server;
+  return {
+    id,
+    bus,
+    metrics,
+    metricsPort: server.port,
+    close: async () => {
+      await bus.stop();
+      dispatcher.stop();
+      await Promise.allSettled([sender.close(), apps.stop(), metricsServer.close()]);
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}

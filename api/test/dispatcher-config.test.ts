@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DispatcherEnv, loadDispatcherConfig } from '../src/dispatcher-config.js';
+import { parseRetryAfter, parseSchedule, RetryPolicy } from '../src/webhooks/schedule.js';
+
+const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+const REDIS = { REDIS_URL: 'redis://127.0.0.1:6379' };
+
+describe('dispatcher configuration', () => {
+  it('documents every dispatcher variable in docs/configuration.md', () => {
+    const missing = Object.keys(DispatcherEnv.properties).filter(
+      (name) => !new RegExp(`^\\|\\s*\`${name}\`\\s*\\|`, 'm').test(doc),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('defaults to the Redis bus and DESIGN.md retry schedule', () => {
+    const config = loadDispatcherConfig(REDIS);
+    expect(config.EVENT_BUS).toBe('redis');
+    expect(config.EVENT_SHARDS).toBe(16);
+    expect(config.WEBHOOK_TIMEOUT_MS).toBe(15_000);
+    expect(parseSchedule(config.WEBHOOK_RETRY_SCHEDULE)).toEqual([
+      0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+    ]);
+  });
+
+  it('refuses the Kafka bus without brokers, and a malformed schedule, naming the variable', () => {
+    expect(() => loadDispatcherConfig({ ...REDIS, EVENT_BUS: 'kafka' })).toThrow(
+      'KAFKA_BROKERS is required when EVENT_BUS is kafka',
+    );
+    expect(() => loadDispatcherConfig({ ...REDIS, WEBHOOK_RETRY_SCHEDULE: '0,5 minutes' })).toThrow(
+      /WEBHOOK_RETRY_SCHEDULE must match pattern/,
+    );
+    expect(() => loadDispatcherConfig({ ...REDIS, EVENT_BUS: 'nats' })).toThrow(/EVENT_BUS/);
+  });
+});
+
+describe('retry policy', () => {
+  const policy = (random: number) =>
+    new RetryPolicy({
+      schedule: parseSchedule('0,5s,5m'),
+      jitter: 0.2,
+      retryAfterMaxMs: 60_000,
+      random: () => random,
+    });
+
+  it('varies each delay by at most ±20 %', () => {
+    expect(policy(0).nextDelay(1)).toBe(4_000);
+    expect(policy(1).nextDelay(1)).toBe(6_000);
+    expect(policy(0.5).nextDelay(2)).toBe(300_000);
+  });
+
+  it('has no delay after the last attempt', () => {
+    expect(policy(0.5).attempts).toBe(3);
+    expect(policy(0.5).nextDelay(3)).toBeUndefined();
+  });
+
+  it('takes Retry-After instead, clamped, as seconds or an HTTP date', () => {
+    expect(policy(0.5).nextDelay(1, 2_000)).toBe(2_000);
+    expect(policy(0.5).nextDelay(1, 3_600_000)).toBe(60_000);
+    expect(parseRetryAfter('120')).toBe(120_000);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+});

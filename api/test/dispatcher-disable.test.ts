@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, json, startApi, type TestApi } from './helpers.js';
+import {
+  range,
+  Receiver,
+  sequence,
+  TestGateway,
+  type DeadLetterList,
+} from './dispatcher-helpers.js';
+
+let gateway: TestGateway;
+let receiver: Receiver;
+let api: TestApi;
+
+beforeAll(async () => {
+  gateway = new TestGateway();
+  receiver = await new Receiver().start();
+  api = await startApi({ REDIS_PREFIX: gateway.prefix });
+  await gateway.dispatcher({
+    WEBHOOK_RETRY_SCHEDULE: `0${',100ms'.repeat(30)}`,
+    WEBHOOK_DISABLE_AFTER_MS: '500',
+  });
+});
+afterAll(async () => {
+  await api.close();
+  await gateway.close();
+  await receiver.close();
+});
+
+const admin = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+  api.app.inject({
+    method,
+    url,
+    headers: { 'x-admin-api-key': ADMIN_KEY, ...(payload === undefined ? {} : json) },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+
+describe('disabling a failing app', () => {
+  it('an app failing for WEBHOOK_DISABLE_AFTER_MS without a success is disabled; POST re-enables it', async () => {
+    await gateway.createApp({ app_id: 'dying', webhook_url: receiver.url('dying') });
+    let healthy = false;
+    receiver.respond('dying', () => ({ status: healthy ? 200 : 500 }));
+    const published = [];
+    for (const seq of range(3)) published.push(await gateway.publishSeq('dying', seq));
+
+    await expect
+      .poll(async () => (await admin('GET', '/admin/apps/dying')).json().disabled, {
+        timeout: 5000,
+      })
+      .toBe(true);
+    // Its waiting events were dead-lettered with it, in order; only the first was ever tried.
+    const letters = (await admin('GET', '/admin/apps/dying/dead-letters')).json<DeadLetterList>();
+    expect(letters.dead_letters.map((l) => l.event_id)).toEqual(published.map((e) => e.event_id));
+    expect(letters.dead_letters.map((l) => l.reason)).toEqual([
+      'app_disabled',
+      'app_disabled',
+      'app_disabled',
+    ]);
+    expect(new Set(receiver.of('dying').map((r) => r.headers['webhook-id']))).toEqual(
+      new Set([published[0]?.event_id]),
+    );
+
+    // While disabled, new events go straight to the dead letters and replay is refused.
+    const late = await gateway.publishSeq('dying', 4);
+    await expect
+      .poll(async () => (await admin('GET', '/admin/apps/dying/dead-letters')).json().total)
+      .toBe(4);
+    const tried = receiver.of('dying').length;
+    const refused = await admin('POST', '/admin/apps/dying/dead-letters/replay');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toEqual({
+      success: false,
+      error: 'Application is disabled; POST its configuration to re-enable it',
+    });
+
+    // POSTing the configuration re-enables it; a replay then delivers all four, in order.
+    healthy = true;
+    expect((await admin('POST', '/admin/apps/dying', {})).statusCode).toBe(200);
+    expect((await admin('GET', '/admin/apps/dying')).json().disabled).toBe(false);
+    expect((await admin('POST', '/admin/apps/dying/dead-letters/replay')).json().replayed).toBe(4);
+    await receiver.until(() => receiver.of('dying').length === tried + 4);
+    expect(sequence(receiver.of('dying').slice(tried))).toEqual([1, 2, 3, 4]);
+    expect(receiver.of('dying').at(-1)?.headers['webhook-id']).toBe(late.event_id);
+    // The success cleared the failure bookkeeping: failing again starts a new count.
+    expect(await gateway.redis.hget(gateway.keys.app('dying'), 'webhook_failing_since')).toBeNull();
+  });
+
+  it('a success in between keeps a flaky app enabled', async () => {
+    await gateway.createApp({ app_id: 'wobbly', webhook_url: receiver.url('wobbly') });
+    // Every event fails once, then succeeds: failures for over a second in all, but never
+    // 500 ms of them without a success.
+    const seen = new Set<string>();
+    receiver.respond('wobbly', (r) => {
+      const id = String(r.headers['webhook-id']);
+      const first = !seen.has(id);
+      seen.add(id);
+      return { status: first ? 500 : 200 };
+    });
+    for (const seq of range(8)) {
+      await gateway.publishSeq('wobbly', seq);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    await receiver.until(() => receiver.of('wobbly').length === 16, 10_000);
+    expect(sequence(receiver.of('wobbly'))).toEqual(range(8));
+    expect((await admin('GET', '/admin/apps/wobbly')).json().disabled).toBe(false);
+  });
+});

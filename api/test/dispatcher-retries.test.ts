@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, json, startApi, type TestApi } from './helpers.js';
+import {
+  range,
+  Receiver,
+  sequence,
+  TestGateway,
+  type DeadLetterList,
+} from './dispatcher-helpers.js';
+
+let gateway: TestGateway;
+let receiver: Receiver;
+let api: TestApi;
+
+beforeAll(async () => {
+  gateway = new TestGateway();
+  receiver = await new Receiver().start();
+  api = await startApi({ REDIS_PREFIX: gateway.prefix });
+  await gateway.dispatcher({
+    // Four attempts, the retries 150 ms apart, so a Retry-After stands out.
+    WEBHOOK_RETRY_SCHEDULE: '0,150ms,150ms,150ms',
+    WEBHOOK_RETRY_AFTER_MAX_MS: '1500',
+  });
+});
+afterAll(async () => {
+  await api.close();
+  await gateway.close();
+  await receiver.close();
+});
+
+const admin = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+  api.app.inject({
+    method,
+    url,
+    headers: { 'x-admin-api-key': ADMIN_KEY, ...(payload === undefined ? {} : json) },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+
+const ids = (appId: string): string[] =>
+  receiver.of(appId).map((r) => String(r.headers['webhook-id']));
+
+describe('retries', () => {
+  it('retries a failing event with the same webhook-id until it is delivered', async () => {
+    await gateway.createApp({ app_id: 'flaky', webhook_url: receiver.url('flaky') });
+    let calls = 0;
+    receiver.respond('flaky', () => ({ status: ++calls < 3 ? 500 : 200 }));
+    const event = await gateway.publishSeq('flaky', 1);
+    await receiver.until(() => receiver.of('flaky').length === 3);
+    expect(ids('flaky')).toEqual([event.event_id, event.event_id, event.event_id]);
+    const [first, second, third] = receiver.of('flaky').map((r) => r.at);
+    expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(140);
+    expect((third ?? 0) - (second ?? 0)).toBeGreaterThanOrEqual(140);
+  });
+
+  it('410 Gone stops retrying the event: it is dead-lettered and the next one is delivered', async () => {
+    await gateway.createApp({ app_id: 'gone', webhook_url: receiver.url('gone') });
+    receiver.respond('gone', (r) => ({ status: r.json.duration_ms === 1 ? 410 : 200 }));
+    const first = await gateway.publishSeq('gone', 1);
+    await gateway.publishSeq('gone', 2);
+    await receiver.until(() => receiver.of('gone').length === 2);
+    expect(sequence(receiver.of('gone'))).toEqual([1, 2]);
+
+    const letters = (await admin('GET', '/admin/apps/gone/dead-letters')).json();
+    expect(letters).toEqual({
+      success: true,
+      app_id: 'gone',
+      total: 1,
+      dead_letters: [
+        {
+          event_id: first.event_id,
+          event: 'dtmf',
+          reason: 'gone',
+          attempts: 1,
+          last_status: 410,
+          last_error: 'HTTP 410',
+          failed_at: expect.stringMatching(/Z$/),
+          payload: { ...first },
+        },
+      ],
+    });
+  });
+
+  it('honours Retry-After on 503 instead of the schedule', async () => {
+    await gateway.createApp({ app_id: 'busy', webhook_url: receiver.url('busy') });
+    let calls = 0;
+    receiver.respond('busy', () =>
+      ++calls === 1 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 },
+    );
+    await gateway.publishSeq('busy', 1);
+    await receiver.until(() => receiver.of('busy').length === 2, 5000);
+    const [first, second] = receiver.of('busy').map((r) => r.at);
+    const waited = (second ?? 0) - (first ?? 0);
+    expect(waited).toBeGreaterThanOrEqual(950);
+    expect(waited).toBeLessThan(1500);
+  });
+
+  it('clamps a long Retry-After on 429 to WEBHOOK_RETRY_AFTER_MAX_MS', async () => {
+    await gateway.createApp({ app_id: 'throttled', webhook_url: receiver.url('throttled') });
+    let calls = 0;
+    receiver.respond('throttled', () =>
+      ++calls === 1 ? { status: 429, headers: { 'retry-after': '3600' } } : { status: 200 },
+    );
+    await gateway.publishSeq('throttled', 1);
+    await receiver.until(() => receiver.of('throttled').length === 2, 5000);
+    const [first, second] = receiver.of('throttled').map((r) => r.at);
+    const waited = (second ?? 0) - (first ?? 0);
+    expect(waited).toBeGreaterThanOrEqual(1450);
+    expect(waited).toBeLessThan(2200);
+  });
+
+  it('dead-letters after the last attempt, lists it, and replays it in order with its webhook-id', async () => {
+    await gateway.createApp({ app_id: 'broken', webhook_url: receiver.url('broken') });
+    let healthy = false;
+    receiver.respond('broken', () => ({ status: healthy ? 200 : 500 }));
+    const published = [];
+    for (const seq of range(3)) published.push(await gateway.publishSeq('broken', seq));
+    // Each event gets its four attempts in turn, head of line.
+    await receiver.until(() => receiver.of('broken').length === 12, 10_000);
+    expect(sequence(receiver.of('broken'))).toEqual([1, 2, 3]);
+    await expect
+      .poll(async () => (await admin('GET', '/admin/apps/broken/dead-letters')).json().total)
+      .toBe(3);
+    const page = (
+      await admin('GET', '/admin/apps/broken/dead-letters?limit=2&offset=1')
+    ).json<DeadLetterList>();
+    expect(page.total).toBe(3);
+    expect(page.dead_letters.map((l) => l.event_id)).toEqual(
+      published.slice(1).map((e) => e.event_id),
+    );
+    expect(page.dead_letters[0]).toMatchObject({
+      reason: 'failed',
+      attempts: 4,
+      last_status: 500,
+      last_error: 'HTTP 500',
+    });
+
+    healthy = true;
+    const replay = await admin('POST', '/admin/apps/broken/dead-letters/replay');
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json()).toEqual({ success: true, app_id: 'broken', replayed: 3 });
+    await receiver.until(() => receiver.of('broken').length === 15);
+    const replayed = receiver.of('broken').slice(12);
+    expect(replayed.map((r) => r.headers['webhook-id'])).toEqual(published.map((e) => e.event_id));
+    expect(replayed.map((r) => r.body)).toEqual(published.map((e) => JSON.stringify(e)));
+    expect((await admin('GET', '/admin/apps/broken/dead-letters')).json().total).toBe(0);
+  });
+
+  it('replays only the named dead letters', async () => {
+    await gateway.createApp({ app_id: 'pick', webhook_url: receiver.url('pick') });
+    let healthy = false;
+    receiver.respond('pick', () => ({ status: healthy ? 200 : 410 }));
+    const [a, b] = [await gateway.publishSeq('pick', 1), await gateway.publishSeq('pick', 2)];
+    await expect
+      .poll(async () => (await admin('GET', '/admin/apps/pick/dead-letters')).json().total)
+      .toBe(2);
+    healthy = true;
+    const replay = await admin('POST', '/admin/apps/pick/dead-letters/replay', {
+      event_ids: [b?.event_id],
+    });
+    expect(replay.json().replayed).toBe(1);
+    await receiver.until(() => receiver.of('pick').length === 3);
+    expect(receiver.of('pick')[2]?.headers['webhook-id']).toBe(b?.event_id);
+    const left = (await admin('GET', '/admin/apps/pick/dead-letters')).json<DeadLetterList>();
+    expect(left.dead_letters.map((l) => l.event_id)).toEqual([a?.event_id]);
+  });
+
+  it('answers 404 for an unknown app and 409 while its webhooks are off', async () => {
+    for (const [method, url] of [
+      ['GET', '/admin/apps/ghost/dead-letters'],
+      ['POST', '/admin/apps/ghost/dead-letters/replay'],
+    ] as const) {
+      const res = await admin(method, url);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ success: false, app_id: 'ghost', error: 'App not found' });
+    }
+    await gateway.createApp({ app_id: 'muted', webhook_url: '' });
+    const res = await admin('POST', '/admin/apps/muted/dead-letters/replay');
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Webhooks are disabled for this application (empty webhook_url)',
+    });
+    const bad = await admin('GET', '/admin/apps/muted/dead-letters?limit=0');
+    expect(bad.statusCode).toBe(400);
+  });
+});
