@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import {
+  createEventPublisher,
   createLogger,
   createRedis,
   LuaScripts,
   NodeRegistry,
   RedisKeys,
-  RedisStreamPublisher,
   type EventPublisher,
   type Logger,
 } from '@voicegw/shared';
@@ -131,7 +131,7 @@ export async function startMediaNode(
     redis,
     keys,
     new LuaScripts(redis),
-    new RedisStreamPublisher(redis, keys),
+    createEventPublisher(config, redis),
   );
   await node.media.init();
   await node.recordings.start();

@@ -15,6 +15,9 @@ export const LauncherEnv = Type.Object({
   FS_ESL_PASSWORD: Type.String({ default: 'ClueCon' }),
   MEDIA_METRICS_PORT: Type.Integer({ minimum: 1, maximum: 65_535, default: 9464 }),
   RECORDING_PORT: Type.Integer({ minimum: 1, maximum: 65_535, default: 8095 }),
+  DISPATCHER_METRICS_PORT: Type.Integer({ minimum: 1, maximum: 65_535, default: 9465 }),
+  EVENT_BUS: Type.Union([Type.Literal('redis'), Type.Literal('kafka')], { default: 'redis' }),
+  KAFKA_BROKERS: Type.Optional(Type.String({ minLength: 1 })),
   RECORDING_SERVICE_URL: Type.Optional(Type.String({ pattern: '^wss?://' })),
 });
 export type LauncherConfig = Static<typeof LauncherEnv>;

@@ -72,6 +72,11 @@ launch('media-node', 'media-node/src/main.ts', {
   DRAIN_TIMEOUT_SEC: '3',
 });
 launch('api', 'api/src/server.ts', { PORT: String(config.PORT), ADMIN_API_KEY: adminKey });
+launch('dispatcher', 'api/src/dispatcher.ts', {
+  DISPATCHER_METRICS_PORT: String(config.DISPATCHER_METRICS_PORT),
+  EVENT_BUS: config.EVENT_BUS,
+  ...(config.KAFKA_BROKERS ? { KAFKA_BROKERS: config.KAFKA_BROKERS } : {}),
+});
 
 console.log(`
 voicegw is starting (development defaults)
@@ -81,7 +86,8 @@ voicegw is starting (development defaults)
   FreeSWITCH     ${simulated ? `simulator: ESL 127.0.0.1:${esl.port}, control API http://127.0.0.1:${config.SIM_HTTP_PORT}/sim` : `${esl.host}:${esl.port}`}
   Media node     media-1 (metrics http://127.0.0.1:${config.MEDIA_METRICS_PORT}/metrics)
   Recordings     ${recording.RECORDINGS_DIR}   (receiver ${recording.RECORDING_SERVICE_URL})
-  Webhooks       ALLOW_HTTP_WEBHOOKS=true ALLOW_LOCALHOST_WEBHOOKS=true
+  Dispatcher     event bus ${config.EVENT_BUS === 'kafka' ? `kafka (${config.KAFKA_BROKERS ?? ''})` : 'redis'}, metrics http://127.0.0.1:${config.DISPATCHER_METRICS_PORT}/metrics
+  Webhooks       ALLOW_HTTP_WEBHOOKS=true ALLOW_LOCALHOST_WEBHOOKS=true (signed, see docs/webhooks.md)
 Press Ctrl-C to stop.
 `);
 

@@ -1,10 +1,10 @@
 import {
+  createEventPublisher,
   createMetricsRegistry,
   createRedis,
   LuaScripts,
   NodeRegistry,
   RedisKeys,
-  RedisStreamPublisher,
   SessionStore,
   type EventPublisher,
 } from '@voicegw/shared';
@@ -47,7 +47,7 @@ export default fp<InfrastructureOptions>(
     app.decorate('redis', redis);
     app.decorate('keys', keys);
     app.decorate('scripts', new LuaScripts(redis));
-    app.decorate('events', events ?? new RedisStreamPublisher(redis, keys));
+    app.decorate('events', events ?? createEventPublisher(config, redis));
     app.decorate('nodes', new NodeRegistry(redis, keys));
     app.decorate('sessions', new SessionStore(redis, keys));
     app.decorate('metrics', createMetricsRegistry('api'));
