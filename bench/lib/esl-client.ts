@@ -19,7 +19,8 @@ interface Frame {
 /**
  * A bare event-socket client for the baselines: what a program with no gateway in between can
  * get out of FreeSWITCH (here the simulator). Replies come back in request order; events are
- * matched by key (`CHANNEL_PARK:<uuid>`, `CHANNEL_EXECUTE_COMPLETE:app:<Application-UUID>`), and
+ * matched by key (`CHANNEL_PARK:<uuid>`, `CHANNEL_EXECUTE_COMPLETE:app:<Application-UUID>`,
+ * `conference::maintenance:add-member:<uuid>`, `…:conference-destroy:room:<name>`), and
  * an event that arrives before anyone waits for it is kept for a while, as a channel's first
  * event may beat the HTTP answer that tells its uuid.
  */
@@ -53,9 +54,10 @@ export class RawEsl {
   }
 
   /** `sendmsg <uuid>` with `call-command: execute`; resolves on the command/reply. */
-  async execute(uuid: string, app: string, eventUuid: string): Promise<string> {
+  async execute(uuid: string, app: string, eventUuid: string, arg?: string): Promise<string> {
     const frame = await this.command(
       `sendmsg ${uuid}\ncall-command: execute\nexecute-app-name: ${app}\n` +
+        (arg === undefined ? '' : `execute-app-arg: ${arg}\n`) +
         `event-lock: true\nEvent-UUID: ${eventUuid}`,
     );
     return frame.headers['Reply-Text'] ?? '';
@@ -133,6 +135,13 @@ export class RawEsl {
     const name = event['Event-Name'] ?? '';
     const keys = [`${name}:${event['Unique-ID'] ?? ''}`];
     if (event['Application-UUID']) keys.push(`${name}:app:${event['Application-UUID']}`);
+    const subclass = event['Event-Subclass'];
+    if (subclass) {
+      // `conference::maintenance:add-member:<uuid>`, `…:conference-destroy:room:<name>`
+      const action = `${subclass}:${event.Action ?? ''}`;
+      if (event['Unique-ID']) keys.push(`${action}:${event['Unique-ID']}`);
+      if (event['Conference-Name']) keys.push(`${action}:room:${event['Conference-Name']}`);
+    }
     const now = Date.now();
     for (const key of keys) {
       const waiter = this.waiters.get(key);

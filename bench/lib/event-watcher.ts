@@ -11,9 +11,9 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * Reads the gateway's event stream (where the media node and the api publish, and the webhook
  * dispatcher reads) on a connection of its own, and hands events to whoever waits for them by
  * key: `<event>:<session_uuid>` for every event, `<event>:op:<operation_id>` as well when it has
- * one. This is the ingest stream every process appends to (the dispatcher's router moves it onto
- * the bus); no dispatcher runs in the benchmark, so the watcher is its only reader and trims what
- * it has read.
+ * one, `<event>:room:<room_id>` for room events. This is the ingest stream every process
+ * appends to (the dispatcher's router moves it onto the bus); no dispatcher runs in the
+ * benchmark, so the watcher is its only reader and trims what it has read.
  */
 export class EventWatcher {
   private readonly waiters = new Map<string, (event: GatewayEvent) => void>();
@@ -82,6 +82,9 @@ export class EventWatcher {
     const keys = [`${event.event}:${session}`];
     if (typeof event.operation_id === 'string')
       keys.push(`${event.event}:op:${event.operation_id}`);
+    if (typeof event.room_id === 'string' && !session) {
+      keys.push(`${event.event}:room:${event.room_id}`);
+    }
     const now = Date.now();
     for (const key of keys) {
       const waiter = this.waiters.get(key);

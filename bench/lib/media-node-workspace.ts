@@ -5,3 +5,4 @@
  */
 export { loadMediaNodeConfig, startMediaNode } from '@voicegw/media-node';
 export { startSimulator } from '../../media-node/sim/index.js';
+export { makeToneWav } from '../../media-node/sim/media/wav.js';
