@@ -32,9 +32,13 @@ export interface RedisBusOptions {
   readonly dispatcherId: string;
   readonly log: Logger;
   readonly blockMs?: number;
+  /** How often pending entries are swept and shard streams trimmed (5 s). */
+  readonly maintenanceIntervalMs?: number;
 }
 
 const MAINTENANCE_INTERVAL_MS = 5000;
+/** Entries per shard per read; a shard may exceed its buffer by less than one read. */
+const READ_COUNT = 500;
 
 interface Shard {
   readonly index: number;
@@ -96,7 +100,10 @@ export class RedisEventBus implements EventBus {
     this.balanceTimer = setInterval(() => {
       this.balancing ??= this.balance().finally(() => (this.balancing = undefined));
     }, this.tickMs());
-    this.maintenanceTimer = setInterval(() => void this.maintain(), MAINTENANCE_INTERVAL_MS);
+    this.maintenanceTimer = setInterval(
+      () => void this.maintain(),
+      this.o.maintenanceIntervalMs ?? MAINTENANCE_INTERVAL_MS,
+    );
     this.loop = this.read();
   }
 
@@ -279,7 +286,7 @@ export class RedisEventBus implements EventBus {
           SHARD_GROUP,
           SHARD_CONSUMER,
           'COUNT',
-          500,
+          Math.min(READ_COUNT, this.o.buffer),
           'BLOCK',
           this.o.blockMs ?? 500,
           'STREAMS',

@@ -1,0 +1,198 @@
+import { randomBytes } from 'node:crypto';
+import {
+  createEventPublisher,
+  createLogger,
+  RedisEventBus,
+  RedisKeys,
+  shardOf,
+  type BusEvent,
+  type BusHandler,
+  type EventPublisher,
+} from '@voicegw/shared';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+
+const log = createLogger({ name: 'bus-test', level: 'silent' });
+const SHARDS = 4;
+
+/** A handler that records what it is given and acknowledges only when told. */
+class Recorder implements BusHandler {
+  readonly events: BusEvent[] = [];
+  readonly partitions = new Set<string>();
+  autoAck: ((event: BusEvent) => Promise<void>) | undefined;
+
+  receive(events: readonly BusEvent[]): void {
+    for (const event of events) {
+      this.events.push(event);
+      void this.autoAck?.(event);
+    }
+  }
+  async assigned(partition: string): Promise<void> {
+    this.partitions.add(partition);
+  }
+  async revoked(partition: string): Promise<void> {
+    this.partitions.delete(partition);
+  }
+  seqOf(appId: string): number[] {
+    return this.events
+      .filter((e) => e.appId === appId)
+      .map((e) => (JSON.parse(e.body) as { duration_ms: number }).duration_ms);
+  }
+}
+
+let redis: Redis;
+let keys: RedisKeys;
+let publisher: EventPublisher;
+const buses: RedisEventBus[] = [];
+const connections: Redis[] = [];
+
+const setUp = (): void => {
+  const prefix = `b${randomBytes(4).toString('hex')}`;
+  redis = new Redis(inject('redisUrl'));
+  keys = new RedisKeys(prefix);
+  publisher = createEventPublisher({ REDIS_PREFIX: prefix }, redis);
+};
+
+afterEach(async () => {
+  await Promise.all(buses.splice(0).map((bus) => bus.stop()));
+  for (const connection of connections.splice(0)) connection.disconnect();
+  redis.disconnect();
+});
+
+function bus(options: Partial<{ shards: number; buffer: number }> = {}): RedisEventBus {
+  const connection = new Redis(inject('redisUrl'));
+  connections.push(connection);
+  const created = new RedisEventBus({
+    redisUrl: inject('redisUrl'),
+    redis: connection,
+    keys,
+    shards: options.shards ?? SHARDS,
+    leaseTtlMs: 1000,
+    buffer: options.buffer ?? 1000,
+    dispatcherId: `test-${randomBytes(3).toString('hex')}`,
+    log,
+    blockMs: 100,
+    maintenanceIntervalMs: 200,
+  });
+  buses.push(created);
+  return created;
+}
+
+const publish = (appId: string, seq: number) =>
+  publisher.publish<'dtmf'>(appId, {
+    event: 'dtmf',
+    session_uuid: 'abcde-00000000-0000-4000-8000-000000000000',
+    digit: '1',
+    duration_ms: seq,
+  });
+
+const seqs = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
+describe('Redis event bus', () => {
+  it('routes the ingest stream onto shard streams: each app in its shard, in publish order', async () => {
+    setUp();
+    const one = bus();
+    const recorder = new Recorder();
+    recorder.autoAck = (event) => one.ack(event);
+    await one.start(recorder);
+    const apps = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
+    for (const seq of seqs(50)) for (const app of apps) await publish(app, seq);
+
+    await expect.poll(() => recorder.events.length).toBe(250);
+    for (const app of apps) {
+      expect(recorder.seqOf(app)).toEqual(seqs(50));
+      const partitions = new Set(
+        recorder.events.filter((e) => e.appId === app).map((e) => e.partition),
+      );
+      expect(partitions).toEqual(new Set([`shard-${shardOf(app, SHARDS)}`]));
+    }
+    expect(one.owned()).toHaveLength(SHARDS);
+    // Forwarded entries leave the ingest stream; acknowledged ones leave the shard streams.
+    await expect.poll(() => redis.xlen(keys.events())).toBeLessThanOrEqual(1);
+    await expect
+      .poll(async () => {
+        let left = 0;
+        for (let shard = 0; shard < SHARDS; shard++)
+          left += await redis.xlen(keys.eventShard(shard));
+        return left;
+      })
+      .toBeLessThanOrEqual(SHARDS);
+  });
+
+  it('trims a shard stream only below what has been acknowledged', async () => {
+    setUp();
+    const one = bus();
+    const recorder = new Recorder();
+    await one.start(recorder);
+    for (const seq of seqs(10)) await publish('alpha', seq);
+    await expect.poll(() => recorder.events.length).toBe(10);
+    // Acknowledge all but the fourth: the stream keeps it and everything after it.
+    for (const [i, event] of recorder.events.entries()) if (i !== 3) await one.ack(event);
+    const stream = keys.eventShard(shardOf('alpha', SHARDS));
+    await expect.poll(() => redis.xlen(stream)).toBe(7);
+    await one.ack(recorder.events[3]!);
+    await expect.poll(() => redis.xlen(stream)).toBeLessThanOrEqual(1);
+  });
+
+  it("hands a stopped holder's unacknowledged events to the next, first and in order", async () => {
+    setUp();
+    const first = bus();
+    const before = new Recorder();
+    await first.start(before);
+    for (const seq of seqs(20)) await publish('alpha', seq);
+    await expect.poll(() => before.events.length).toBe(20);
+    // The first twelve are done, the rest never acknowledged.
+    for (const event of before.events.slice(0, 12)) await first.ack(event);
+    await first.stop();
+
+    const second = bus();
+    const after = new Recorder();
+    after.autoAck = (event) => second.ack(event);
+    await second.start(after);
+    for (const seq of [21, 22]) await publish('alpha', seq);
+    await expect.poll(() => after.events.length).toBe(10);
+    expect(after.seqOf('alpha')).toEqual([13, 14, 15, 16, 17, 18, 19, 20, 21, 22]);
+    expect(after.events.slice(0, 8).map((e) => e.id)).toEqual(
+      before.events.slice(12).map((e) => e.id),
+    );
+  });
+
+  it("shares the shards between live buses and takes a stopped one's over", async () => {
+    setUp();
+    const a = bus();
+    const b = bus();
+    const [ra, rb] = [new Recorder(), new Recorder()];
+    await a.start(ra);
+    await b.start(rb);
+    await expect.poll(() => [a.owned().length, b.owned().length]).toEqual([2, 2]);
+    expect(new Set([...a.owned(), ...b.owned()]).size).toBe(SHARDS);
+    await a.stop();
+    await expect.poll(() => b.owned().length, { timeout: 5000 }).toBe(SHARDS);
+  });
+
+  it('pauses reading a shard whose unacknowledged events reach the buffer', async () => {
+    setUp();
+    const one = bus({ buffer: 10 });
+    const recorder = new Recorder();
+    await one.start(recorder);
+    for (const seq of seqs(40)) await publish('alpha', seq);
+    await expect.poll(() => recorder.events.length).toBeGreaterThanOrEqual(10);
+    // It may overshoot by less than one read (10 entries here), no more.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const held = recorder.events.length;
+    expect(held).toBeLessThan(20);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(recorder.events).toHaveLength(held);
+    for (const event of recorder.events.slice()) await one.ack(event);
+    await expect.poll(() => recorder.events.length).toBeGreaterThan(held);
+    expect(recorder.seqOf('alpha')).toEqual(seqs(recorder.events.length));
+  });
+
+  it('refuses a shard count other than the one the gateway was started with', async () => {
+    setUp();
+    await bus({ shards: 4 }).start(new Recorder());
+    await expect(bus({ shards: 8 }).start(new Recorder())).rejects.toThrow(
+      /^EVENT_SHARDS is 8 but this gateway's event bus has 4 shards/,
+    );
+  });
+});
