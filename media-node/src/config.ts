@@ -64,6 +64,22 @@ export const MediaNodeEnv = Type.Object({
     pattern: '\\{to\\}',
     description: 'FreeSWITCH dial string of outbound calls; `{to}` is the dialled number.',
   }),
+  FS_SIP_ADDRESS: Type.Optional(
+    Type.String({
+      pattern: '^[^\\s/@]+:\\d{1,5}$',
+      description:
+        "host:port at which other nodes' FreeSWITCH reach this FreeSWITCH over SIP, announced in " +
+        'the heartbeat; members on other nodes join rooms hosted here through it. Unset: they cannot.',
+    }),
+  ),
+  CONFERENCE_BRIDGE_TEMPLATE: Type.String({
+    default: 'sofia/external/voicegw-conf-{room}@{host}',
+    pattern: '\\{room\\}[\\s\\S]*\\{host\\}|\\{host\\}[\\s\\S]*\\{room\\}',
+    description:
+      "Dial string of the bridge leg to a room hosted by another node's FreeSWITCH; `{room}` is " +
+      "the room id, `{host}` the host node's FS_SIP_ADDRESS. The host takes calls to " +
+      '`voicegw-conf-<room id>` as bridge legs.',
+  }),
   DISCONNECT_EXTENSION: Type.String({
     default: 'voicegw_disconnect',
     pattern: '^[^\\s]+$',

@@ -64,6 +64,7 @@ export type {
   RoomCommandMessage,
   RoomCommandName,
   DialCommandMessage,
+  MemberCommandMessage,
 } from './commands/stream.js';
 
 export { RedisKeys } from './redis/keys.js';

@@ -38,6 +38,7 @@ export class Heartbeat {
             active_sessions: active,
             outbound_capacity: full ? 0 : Math.max(0, config.CAPACITY - active),
             draining: node.draining,
+            ...(config.FS_SIP_ADDRESS ? { sip_address: config.FS_SIP_ADDRESS } : {}),
           },
           config.HEARTBEAT_TTL_MS,
         ),

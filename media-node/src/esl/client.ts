@@ -78,17 +78,24 @@ export class EslClient extends EventEmitter<Events> {
 
   /**
    * Runs a dialplan application on a channel (`sendmsg` execute). `Event-UUID` comes back as
-   * Application-UUID on CHANNEL_EXECUTE/EXECUTE_COMPLETE; `event-lock` keeps a later execute
-   * from running nested inside this one.
+   * Application-UUID on CHANNEL_EXECUTE/EXECUTE_COMPLETE; `event-lock` (the default) keeps a
+   * later execute from running nested inside this one. Without it, an application that parses
+   * messages while it runs (a conference) lets later ones run on top of it.
    */
-  execute(uuid: string, app: string, arg: string, eventUuid: string): Promise<string> {
+  execute(
+    uuid: string,
+    app: string,
+    arg: string,
+    eventUuid: string,
+    options: { readonly eventLock?: boolean } = {},
+  ): Promise<string> {
     if (/[\r\n]/.test(app + arg)) return Promise.reject(new Error('newline in application data'));
     return this.current().sendmsg(uuid, {
       'call-command': 'execute',
       'execute-app-name': app,
       'execute-app-arg': arg,
       'Event-UUID': eventUuid,
-      'event-lock': 'true',
+      ...(options.eventLock === false ? {} : { 'event-lock': 'true' }),
     });
   }
 

@@ -80,12 +80,17 @@ export class Channel extends EventEmitter<Events> implements ChannelEventSink {
   }
 
   /**
-   * Runs a dialplan application (event-lock: after whatever runs before it); resolves with its
-   * Application-UUID once FreeSWITCH accepted the sendmsg. The application itself completes
-   * with CHANNEL_EXECUTE_COMPLETE later.
+   * Runs a dialplan application (event-lock unless `eventLock: false`: after whatever runs
+   * before it); resolves with its Application-UUID once FreeSWITCH accepted the sendmsg. The
+   * application itself completes with CHANNEL_EXECUTE_COMPLETE later.
    */
-  async execute(app: string, arg = '', applicationUuid: string = randomUUID()): Promise<string> {
-    const reply = await this.esl.execute(this.uuid, app, arg, applicationUuid);
+  async execute(
+    app: string,
+    arg = '',
+    applicationUuid: string = randomUUID(),
+    options: { readonly eventLock?: boolean } = {},
+  ): Promise<string> {
+    const reply = await this.esl.execute(this.uuid, app, arg, applicationUuid, options);
     if (!reply.startsWith('+OK')) throw new Error(`${app} refused: ${reply}`);
     return applicationUuid;
   }

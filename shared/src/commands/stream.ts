@@ -4,7 +4,8 @@ import type { DialArgs, SessionCommandArgs, SessionCommandName } from './schemas
  * Messages on a media node's command stream `cmd:{prefix}`. Each stream entry has one field,
  * `c`, holding the JSON of one message; the api appends, the node's consumer group reads.
  */
-export type CommandMessage = SessionCommandMessage | RoomCommandMessage | DialCommandMessage;
+export type CommandMessage =
+  SessionCommandMessage | RoomCommandMessage | DialCommandMessage | MemberCommandMessage;
 
 export interface SessionCommandMessage<C extends SessionCommandName = SessionCommandName> {
   readonly kind: 'session';
@@ -38,13 +39,34 @@ export interface DialCommandMessage {
   readonly issued_at: number;
 }
 
+/**
+ * Between media nodes, for a session that joined a room hosted by another node through a bridge
+ * leg (a cross-node conference member). `mute`/`unmute` go to the room's host node, which
+ * carries them out on the leg's member; `event` goes to the session's node: what the host's
+ * FreeSWITCH reported about that member (conference::maintenance `action`).
+ */
+export interface MemberCommandMessage {
+  readonly kind: 'member';
+  readonly command: 'mute' | 'unmute' | 'event';
+  readonly room_id: string;
+  readonly session_id: string;
+  readonly member_id: string;
+  /** `event` only: add-member, mute-member, unmute-member or del-member. */
+  readonly action?: string;
+  /** `event` only: FreeSWITCH's Speak flag of the member (false = muted). */
+  readonly speak?: boolean;
+  /** `event` only: the session node's bridge leg (its channel uuid) the member belongs to. */
+  readonly leg?: string;
+  readonly issued_at: number;
+}
+
 export const COMMAND_FIELD = 'c';
 
 export const encodeCommand = (message: CommandMessage): string => JSON.stringify(message);
 
 export function decodeCommand(raw: string): CommandMessage {
   const message = JSON.parse(raw) as CommandMessage;
-  if (!message || !['session', 'room', 'dial'].includes(message.kind)) {
+  if (!message || !['session', 'room', 'dial', 'member'].includes(message.kind)) {
     throw new Error(
       `unknown command message kind: ${String((message as { kind?: unknown })?.kind)}`,
     );

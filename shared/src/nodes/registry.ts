@@ -11,6 +11,11 @@ export interface NodeHeartbeat {
   /** Further outbound calls it accepts now (0 when draining or full). */
   readonly outbound_capacity: number;
   readonly draining: boolean;
+  /**
+   * host:port at which other nodes' FreeSWITCH reach this node's FreeSWITCH over SIP (the
+   * bridge legs of cross-node conference members); absent when the node does not announce one.
+   */
+  readonly sip_address?: string;
 }
 
 export interface LiveNode extends NodeHeartbeat {
@@ -47,23 +52,27 @@ export class NodeRegistry {
 
   async heartbeat(prefix: string, beat: NodeHeartbeat, ttlMs: number): Promise<void> {
     const key = this.keys.nodeHeartbeat(prefix);
-    await this.redis
-      .multi()
-      .hset(key, {
-        name: beat.name,
-        capacity: beat.capacity,
-        active_sessions: beat.active_sessions,
-        outbound_capacity: beat.outbound_capacity,
-        draining: beat.draining ? '1' : '0',
-      })
-      .pexpire(key, ttlMs)
-      .sadd(this.keys.nodes(), prefix)
-      .exec();
+    const multi = this.redis.multi().hset(key, {
+      name: beat.name,
+      capacity: beat.capacity,
+      active_sessions: beat.active_sessions,
+      outbound_capacity: beat.outbound_capacity,
+      draining: beat.draining ? '1' : '0',
+      ...(beat.sip_address ? { sip_address: beat.sip_address } : {}),
+    });
+    // A node restarted without an address must not keep announcing its old one.
+    if (!beat.sip_address) multi.hdel(key, 'sip_address');
+    await multi.pexpire(key, ttlMs).sadd(this.keys.nodes(), prefix).exec();
   }
 
   /** Removes the heartbeat at once (a clean shutdown), so no new work is placed on the node. */
   async retire(prefix: string): Promise<void> {
     await this.redis.del(this.keys.nodeHeartbeat(prefix));
+  }
+
+  /** The SIP address a live node announces; undefined when it is gone or announces none. */
+  async sipAddress(prefix: string): Promise<string | undefined> {
+    return (await this.redis.hget(this.keys.nodeHeartbeat(prefix), 'sip_address')) ?? undefined;
   }
 
   async isAlive(prefix: string): Promise<boolean> {
@@ -88,6 +97,7 @@ export class NodeRegistry {
         active_sessions: Number(beat.active_sessions),
         outbound_capacity: Number(beat.outbound_capacity),
         draining: beat.draining === '1',
+        ...(beat.sip_address ? { sip_address: beat.sip_address } : {}),
       });
     });
     return nodes;
