@@ -153,6 +153,8 @@ export async function startMediaNode(
   });
 
   node.router.unknownChannel = (event) => {
+    // A bridge leg of a conference member on another node is not an app's call.
+    if (node.rooms.bridges.claim(event)) return;
     const call = inboundFromPark(event);
     if (call) acceptInbound(node, call);
   };

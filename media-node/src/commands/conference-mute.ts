@@ -9,7 +9,9 @@ import {
 
 /**
  * The api already flipped conf_muted; FreeSWITCH's mute-member / unmute-member confirms it
- * (conference.member.muted / unmuted). A refused or unconfirmed change is flipped back.
+ * (conference.member.muted / unmuted). A refused or unconfirmed change is flipped back. For a
+ * member in a room hosted by another node, the command goes to that node's stream and its
+ * FreeSWITCH's confirmation comes back relayed.
  */
 async function setMuted(
   ctx: CommandContext<'conference/mute' | 'conference/unmute'>,
@@ -36,8 +38,12 @@ async function setMuted(
       .finally(settle);
   });
   try {
-    const reply = await session.channel.api(`conference ${roomId} ${action} ${memberId}`);
-    if (!reply.startsWith('+OK')) throw new Error(reply.trim());
+    // A member in a room on another node: that node's FreeSWITCH has the room.
+    if (membership.bridge) await membership.bridge.forward(action, memberId);
+    else {
+      const reply = await session.channel.api(`conference ${roomId} ${action} ${memberId}`);
+      if (!reply.startsWith('+OK')) throw new Error(reply.trim());
+    }
   } catch (err) {
     await recordMembership(session, roomId, restore);
     await ctx.result(false, describe(err));
@@ -47,14 +53,14 @@ async function setMuted(
 
 export const conferenceMute: SessionCommand<'conference/mute'> = {
   name: 'conference/mute',
-  esl: 'api conference <room_id> mute <member_id>',
+  esl: 'api conference <room_id> mute <member_id> (on the host node for a bridged member)',
   confirmedBy: 'CUSTOM conference::maintenance Action=mute-member',
   start: (ctx) => setMuted(ctx, true),
 };
 
 export const conferenceUnmute: SessionCommand<'conference/unmute'> = {
   name: 'conference/unmute',
-  esl: 'api conference <room_id> unmute <member_id>',
+  esl: 'api conference <room_id> unmute <member_id> (on the host node for a bridged member)',
   confirmedBy: 'CUSTOM conference::maintenance Action=unmute-member',
   start: (ctx) => setMuted(ctx, false),
 };

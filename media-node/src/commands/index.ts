@@ -5,6 +5,7 @@ import {
   type SessionCommandName,
 } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
+import { executeMemberCommand } from '../conference/member-message.js';
 import { answer } from './answer.js';
 import { conferenceJoin } from './conference-join.js';
 import { conferenceLeave } from './conference-leave.js';
@@ -58,6 +59,8 @@ export async function executeCommand(node: NodeContext, message: CommandMessage)
       return sessionCommand(node, message);
     case 'room':
       return node.rooms.execute(message);
+    case 'member':
+      return executeMemberCommand(node, message);
   }
 }
 

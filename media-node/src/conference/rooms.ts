@@ -1,6 +1,7 @@
 import type { RoomCommandMessage } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
+import { BridgeHost } from './bridge-host.js';
 import { MAINTENANCE } from './membership.js';
 
 /** One room play operation: its files in order, each finishing with play-file-done. */
@@ -28,9 +29,12 @@ interface Room {
  */
 export class Rooms {
   private readonly rooms = new Map<string, Room>();
+  /** Members from other nodes, in through bridge legs. */
+  readonly bridges: BridgeHost;
 
   constructor(private readonly node: NodeContext) {
     node.router.onCustom(MAINTENANCE, this.onEvent);
+    this.bridges = new BridgeHost(node);
   }
 
   async execute(message: RoomCommandMessage): Promise<void> {
@@ -97,7 +101,12 @@ export class Rooms {
   private async destroy(room: Room, log: NodeContext['log']): Promise<void> {
     for (const play of [...room.plays]) await this.finished(room, play, false);
     this.rooms.delete(room.id);
+    // A member's own playback runs inside its conference and would hold its kick back.
+    for (const session of this.node.sessions.all()) {
+      if (session.conference?.roomId === room.id) await session.playback?.stop();
+    }
     // Kicked members go back to park; each one's del-member reports conference.member.left.
+    // Bridge legs of members on other nodes hang up, which returns those calls to park there.
     const reply = await this.node.esl.api(`conference ${room.id} kick all`);
     if (!reply.startsWith('+OK') && !reply.includes('not found'))
       log.warn({ reply: reply.trim() }, 'kick all refused');

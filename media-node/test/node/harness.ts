@@ -301,17 +301,22 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     return node;
   };
 
-  const sim = await startSimulator({ eslPort: 0, httpPort: 0 });
+  // Each simulator has a SIP trunk, announced by its node, so that nodes bridge to each other.
+  const simulator = () => startSimulator({ eslPort: 0, httpPort: 0, sipPort: 0 });
+  const sipOf = (s: Simulator) => ({ FS_SIP_ADDRESS: `127.0.0.1:${s.sipPort ?? 0}` });
+  const sim = await simulator();
   sims.push(sim);
   const control = new SimControl(sim.controlUrl);
   const proxy = options.viaProxy ? await startProxy(sim.eslPort) : undefined;
-  const node = await launch(proxy?.port ?? sim.eslPort, {});
+  const node = await launch(proxy?.port ?? sim.eslPort, sipOf(sim));
 
   const startNode = async (env: Record<string, string> = {}, shareSimulator = false) => {
-    if (shareSimulator) return { node: await launch(sim.eslPort, env), control };
-    const own = await startSimulator({ eslPort: 0, httpPort: 0 });
+    if (shareSimulator)
+      return { node: await launch(sim.eslPort, { ...sipOf(sim), ...env }), control };
+    const own = await simulator();
     sims.push(own);
-    return { node: await launch(own.eslPort, env), control: new SimControl(own.controlUrl) };
+    const started = await launch(own.eslPort, { ...sipOf(own), ...env });
+    return { node: started, control: new SimControl(own.controlUrl) };
   };
 
   const inject_ = async (method: 'POST' | 'PUT', url: string, headers: object, body?: unknown) => {

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { encodeCommand, COMMAND_FIELD, type MemberCommandMessage } from '@voicegw/shared';
+import type { FsEvent } from '../esl/event.js';
+import { Channel } from '../session/channel.js';
+import type { Membership } from './membership.js';
+
+/** The called user a host node takes as a bridge leg into room <room id>. */
+export const BRIDGE_USER_PREFIX = 'voicegw-conf-';
+/** X- headers of the leg's INVITE: which session and which leg it is (sip_h_ variables). */
+export const SESSION_HEADER = 'X-Voicegw-Session';
+export const LEG_HEADER = 'X-Voicegw-Leg';
+
+/** Why a bridge could not be set up, as command.result's error. */
+export class BridgeError extends Error {}
+
+/**
+ * The session side of a cross-node conference member: a leg from this node's FreeSWITCH to the
+ * room's host FreeSWITCH (CONFERENCE_BRIDGE_TEMPLATE, the host's FS_SIP_ADDRESS from its
+ * heartbeat), bridged to the session's channel with `uuid_bridge`. The host joins the leg to
+ * the room muted and relays what its FreeSWITCH reports about the member. `park_after_bridge`
+ * returns the call to park when the leg goes; the call hanging up takes the leg down with it.
+ */
+export class BridgeLeg {
+  readonly uuid: string;
+  readonly channel: Channel;
+  private closed = false;
+  /** FreeSWITCH told of the leg: its CHANNEL_HANGUP_COMPLETE will come and detach it. */
+  private seen = false;
+
+  constructor(
+    private readonly membership: Membership,
+    readonly hostPrefix: string,
+    uuid: string = randomUUID(),
+  ) {
+    const { node } = membership.session;
+    this.uuid = uuid;
+    this.channel = new Channel(uuid, node.esl, node.router);
+    this.channel.attach();
+    this.channel.on('event', this.onEvent);
+  }
+
+  /** A leg found bridged to the call after a restart of this node (FreeSWITCH's bridge_to). */
+  static adopt(membership: Membership, hostPrefix: string, uuid: string): BridgeLeg {
+    return new BridgeLeg(membership, hostPrefix, uuid);
+  }
+
+  /** Dials the host, then bridges the call to the leg; throws BridgeError by `deadline`. */
+  async connect(deadline: number): Promise<void> {
+    const { session } = this.membership;
+    const { node } = session;
+    const host = await node.redis.hmget(
+      node.keys.nodeHeartbeat(this.hostPrefix),
+      'name',
+      'sip_address',
+    );
+    if (!host[0]) throw new BridgeError('the room host node is not available');
+    if (!host[1])
+      throw new BridgeError('the room host node announces no SIP address (FS_SIP_ADDRESS)');
+    const target = node.config.CONFERENCE_BRIDGE_TEMPLATE.replaceAll(
+      '{room}',
+      this.membership.roomId,
+    ).replaceAll('{host}', host[1]);
+    const vars = [
+      `origination_uuid=${this.uuid}`,
+      `origination_caller_id_number=${session.callerId.replace(/[^\w+]/g, '') || 'voicegw'}`,
+      `originate_timeout=${Math.max(1, Math.ceil((deadline - Date.now()) / 1000))}`,
+      `sip_h_${SESSION_HEADER}=${session.id}`,
+      `sip_h_${LEG_HEADER}=${this.uuid}`,
+    ];
+    const result = await this.originate(`{${vars.join(',')}}${target} &park()`, deadline);
+    if (!result.startsWith('+OK')) {
+      throw new BridgeError(
+        `the room host did not take the bridge leg: ${result.replace(/^-ERR\s*/, '')}`,
+      );
+    }
+    const { channel } = session;
+    if (!channel.answered) await this.api(`uuid_answer ${channel.uuid}`);
+    await this.api(`uuid_setvar ${channel.uuid} park_after_bridge true`);
+    await this.api(`uuid_bridge ${channel.uuid} ${this.uuid}`);
+  }
+
+  /** Asks the host node to mute or unmute the leg's member (its FreeSWITCH has the room). */
+  async forward(command: 'mute' | 'unmute', memberId: string): Promise<void> {
+    const { session } = this.membership;
+    const { node } = session;
+    const message: MemberCommandMessage = {
+      kind: 'member',
+      command,
+      room_id: this.membership.roomId,
+      session_id: session.id,
+      member_id: memberId,
+      issued_at: Date.now(),
+    };
+    await node.redis.xadd(
+      node.keys.commandStream(this.hostPrefix),
+      '*',
+      COMMAND_FIELD,
+      encodeCommand(message),
+    );
+  }
+
+  /** Leave: the leg hangs up; the call goes back to park and the host drops the member. */
+  async hangup(): Promise<void> {
+    if (!this.channel.alive) return;
+    await this.api(`uuid_kill ${this.uuid} NORMAL_CLEARING`);
+  }
+
+  /** The membership is over: the leg must not stay in the host's room. */
+  close(): void {
+    this.closed = true;
+    if (this.channel.alive) {
+      void this.hangup().catch((err: unknown) =>
+        this.membership.session.log.warn({ err, leg: this.uuid }, 'bridge leg not hung up'),
+      );
+    }
+    if (!this.seen) this.channel.finish();
+  }
+
+  private async originate(command: string, deadline: number): Promise<string> {
+    const { node } = this.membership.session;
+    const jobUuid = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    const job = new Promise<string>((resolve) => {
+      node.router.expectJob(jobUuid, (event) => resolve(event.body.trim()));
+      timer = setTimeout(
+        () => resolve('-ERR not answered in time'),
+        Math.max(0, deadline - Date.now()),
+      );
+    });
+    try {
+      const reply = await node.esl.bgapi(`originate ${command}`, jobUuid);
+      if (!reply.startsWith('+OK')) throw new BridgeError(`originate refused: ${reply.trim()}`);
+      return await job;
+    } finally {
+      clearTimeout(timer);
+      node.router.forgetJob(jobUuid);
+    }
+  }
+
+  private async api(command: string): Promise<void> {
+    const reply = await this.membership.session.channel.api(command);
+    if (!reply.startsWith('+OK'))
+      throw new BridgeError(`${command.split(' ')[0]}: ${reply.trim()}`);
+  }
+
+  private readonly onEvent = (event: FsEvent): void => {
+    this.seen = true;
+    if (event.name === 'CHANNEL_HANGUP' && !this.closed) this.membership.bridgeGone();
+    if (event.name === 'CHANNEL_HANGUP_COMPLETE') this.channel.finish();
+  };
+}

@@ -1,0 +1,325 @@
+// Cross-node conferences: a session on one media node joins a room hosted by another through a
+// bridge leg from its simulator to the host's (the simulators' SIP trunk). Two simulators, two
+// media nodes, one api and Redis; events read from the stream.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MediaNode } from '../../src/index.js';
+import type { FsEvent } from '../../src/esl/event.js';
+import {
+  mobile,
+  startAudioServer,
+  startStack,
+  type AudioServer,
+  type SimControl,
+  type Stack,
+  type Tenant,
+} from './harness.js';
+
+let stack: Stack;
+let tenant: Tenant;
+let audio: AudioServer;
+const did = '0733330000';
+let rooms = 0;
+/** Each node with the simulator it drives, by prefix. */
+const nodes = new Map<string, { node: MediaNode; control: SimControl }>();
+
+beforeAll(async () => {
+  [stack, audio] = await Promise.all([startStack(), startAudioServer()]);
+  const other = await stack.startNode();
+  for (const n of [{ node: stack.node, control: stack.control }, other])
+    nodes.set(n.node.prefix, n);
+  tenant = await stack.tenant({ dids: [did] });
+});
+afterAll(async () => {
+  await stack.close();
+  await audio.close();
+});
+
+async function request(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) {
+  const res = await stack.api.inject({
+    method,
+    url,
+    headers: {
+      ...tenant.headers,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+  return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
+}
+
+interface Setup {
+  readonly room: string;
+  readonly host: { node: MediaNode; control: SimControl };
+  readonly away: { node: MediaNode; control: SimControl };
+}
+
+/** A room, its host node and the other node (whichever the api placed the room on). */
+async function newRoom(): Promise<Setup> {
+  const res = await request('POST', '/api/v1/conferences', { name: `bridge-${++rooms}` });
+  expect(res.status).toBe(201);
+  const room = res.body.room_id as string;
+  const host = nodes.get(room.slice(0, 5));
+  const away = [...nodes.values()].find((n) => n !== host);
+  if (!host || !away) throw new Error(`room ${room} on an unknown node`);
+  return { room, host, away };
+}
+
+/** An answered inbound call on a node; returns its session id and simulator call uuid. */
+async function answeredCall(on: { node: MediaNode; control: SimControl }) {
+  const uuid = await on.control.call(did, mobile());
+  const session = `${on.node.prefix}-${uuid}`;
+  await stack.events.of(session, 'call.new');
+  await stack.command(tenant, session, 'answer');
+  await stack.events.of(session, 'call.answered');
+  return { session, uuid };
+}
+
+async function join(session: string, room: string) {
+  const res = await stack.command(tenant, session, 'conference/join', { room_id: room });
+  expect(res).toEqual({ status: 202, body: { status: 'joining', room_id: room } });
+  return stack.events.of(session, 'conference.member.joined');
+}
+
+interface SimCall {
+  readonly uuid: string;
+  readonly to: string;
+  readonly applications: string[];
+}
+
+/** The calls a simulator has, with the applications running on them. */
+async function simCalls(control: SimControl): Promise<SimCall[]> {
+  const res = await fetch(`${control.url}/sim/calls`);
+  return ((await res.json()) as { calls: SimCall[] }).calls;
+}
+
+/** The host's bridge leg of a room (the inbound trunk call to voicegw-conf-<room>). */
+async function hostLeg(setup: Setup): Promise<SimCall | undefined> {
+  return (await simCalls(setup.host.control)).find((c) => c.to === `voicegw-conf-${setup.room}`);
+}
+
+/** The first event of the node's FreeSWITCH matching `match`, from now on. */
+function fsEvent(node: MediaNode, match: (e: FsEvent) => boolean, timeoutMs = 5000) {
+  return new Promise<FsEvent>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      node.esl.off('event', onEvent);
+      reject(new Error('no such FreeSWITCH event'));
+    }, timeoutMs);
+    const onEvent = (e: FsEvent): void => {
+      if (!match(e)) return;
+      clearTimeout(timer);
+      node.esl.off('event', onEvent);
+      resolve(e);
+    };
+    node.esl.on('event', onEvent);
+  });
+}
+
+const field = (session: string, name: string) =>
+  stack.redis.hget(stack.keys.session(session), name);
+
+const appsOf = async (on: { control: SimControl }, uuid: string) =>
+  (await simCalls(on.control)).find((c) => c.uuid === uuid)?.applications;
+
+describe.concurrent('a session joins a room hosted by another media node', () => {
+  it('joins through a bridge leg: joined with a member id, listed in the room, no call.new for the leg', async () => {
+    const setup = await newRoom();
+    const { session } = await answeredCall(setup.away);
+    const joined = await join(session, setup.room);
+    expect(joined).toMatchObject({ room_id: setup.room, session_uuid: session, muted: true });
+    expect(joined.member_id).toMatch(/^\d+$/);
+    expect(await field(session, 'conf_state')).toBe('joined');
+    expect(await field(session, 'conf_member_id')).toBe(joined.member_id);
+
+    const members = await request('GET', `/api/v1/conferences/${setup.room}/members`);
+    expect(members.status).toBe(200);
+    expect(members.body.members).toEqual([
+      expect.objectContaining({ uuid: session, did, muted: true }),
+    ]);
+
+    // The host's FreeSWITCH has the leg in the room, muted, under that member id.
+    const leg = await hostLeg(setup);
+    expect(leg?.applications).toEqual(['conference']);
+    const list = await setup.host.node.esl.api(`conference ${setup.room} list`);
+    expect(list).toMatch(
+      new RegExp(`^${String(joined.member_id)};[^;]*;${leg?.uuid ?? '-'};`, 'm'),
+    );
+    expect(list).not.toMatch(/speak/);
+    expect(
+      stack.events.all.some(
+        (e) => e.event === 'call.new' && e.did === `voicegw-conf-${setup.room}`,
+      ),
+    ).toBe(false);
+
+    // A member on the host itself joins the same conference, beside the bridged one.
+    const local = await answeredCall(setup.host);
+    const joinedLocal = await join(local.session, setup.room);
+    expect(joinedLocal.member_id).not.toBe(joined.member_id);
+    const both = await request('GET', `/api/v1/conferences/${setup.room}/members`);
+    expect((both.body.members as Array<{ uuid: string }>).map((m) => m.uuid)).toEqual([
+      session,
+      local.session,
+    ]);
+
+    const again = await stack.command(tenant, session, 'conference/join', { room_id: setup.room });
+    expect(again).toEqual({ status: 200, body: { status: 'already_joined', room_id: setup.room } });
+  });
+
+  it('unmute and mute of the bridged member are carried out by the host and confirmed', async () => {
+    const setup = await newRoom();
+    const { session } = await answeredCall(setup.away);
+    const joined = await join(session, setup.room);
+    const unmute = await stack.command(tenant, session, 'conference/unmute');
+    expect(unmute).toEqual({ status: 202, body: { status: 'unmuted', room_id: setup.room } });
+    expect(await stack.events.of(session, 'conference.member.unmuted')).toMatchObject({
+      room_id: setup.room,
+      member_id: joined.member_id,
+      muted: false,
+    });
+    expect(await field(session, 'conf_muted')).toBe('0');
+    expect(await setup.host.node.esl.api(`conference ${setup.room} list`)).toMatch(/hear\|speak/);
+
+    const mute = await stack.command(tenant, session, 'conference/mute');
+    expect(mute).toEqual({ status: 202, body: { status: 'muted', room_id: setup.room } });
+    expect(await stack.events.of(session, 'conference.member.muted')).toMatchObject({
+      member_id: joined.member_id,
+      muted: true,
+    });
+    expect(await field(session, 'conf_muted')).toBe('1');
+    expect(await setup.host.node.esl.api(`conference ${setup.room} list`)).not.toMatch(/speak/);
+    expect(
+      stack.events
+        .session(session)
+        .some((e) => e.event === 'command.result' && e.success === false),
+    ).toBe(false);
+  });
+
+  it('leave hangs up the bridge leg: left, and the call goes back to park on its node', async () => {
+    const setup = await newRoom();
+    const { session, uuid } = await answeredCall(setup.away);
+    await join(session, setup.room);
+    const leg = await hostLeg(setup);
+    const legGone = fsEvent(
+      setup.host.node,
+      (e) => e.name === 'CHANNEL_HANGUP_COMPLETE' && e.uuid === leg?.uuid,
+    );
+    const parked = fsEvent(setup.away.node, (e) => e.name === 'CHANNEL_PARK' && e.uuid === uuid);
+    const leave = await stack.command(tenant, session, 'conference/leave');
+    expect(leave).toEqual({ status: 202, body: { status: 'leaving', room_id: setup.room } });
+    expect(await stack.events.of(session, 'conference.member.left')).toMatchObject({
+      room_id: setup.room,
+      session_uuid: session,
+    });
+    await Promise.all([legGone, parked]);
+    expect(await field(session, 'conf_state')).toBe('none');
+    const members = await request('GET', `/api/v1/conferences/${setup.room}/members`);
+    expect(members.body.members).toEqual([]);
+    expect(await appsOf(setup.away, uuid)).toEqual(['park']);
+    expect(stack.events.session(session).some((e) => e.event === 'call.hangup')).toBe(false);
+
+    // Back in park, the call can join again.
+    await join(session, setup.room);
+  });
+
+  it('deleting the room on its host tears the bridge down; the session stays up on its node', async () => {
+    const setup = await newRoom();
+    const { session, uuid } = await answeredCall(setup.away);
+    await join(session, setup.room);
+    const parked = fsEvent(setup.away.node, (e) => e.name === 'CHANNEL_PARK' && e.uuid === uuid);
+    const res = await request('DELETE', `/api/v1/conferences/${setup.room}`);
+    expect(res).toEqual({ status: 200, body: { room_id: setup.room } });
+    expect(await stack.events.of(session, 'conference.member.left')).toMatchObject({
+      room_id: setup.room,
+    });
+    await parked;
+    expect(await appsOf(setup.away, uuid)).toEqual(['park']);
+    expect(await hostLeg(setup)).toBeUndefined();
+    expect(await field(session, 'conf_state')).toBe('none');
+    expect(stack.events.session(session).some((e) => e.event === 'call.hangup')).toBe(false);
+    const hangup = await stack.command(tenant, session, 'hangup');
+    expect(hangup.status).toBe(202);
+    expect(await stack.events.of(session, 'call.hangup')).toMatchObject({
+      hangup_cause: 'completed',
+    });
+  });
+
+  it('the session hanging up on its node removes the member on the host: left, then call.hangup', async () => {
+    const setup = await newRoom();
+    const { session, uuid } = await answeredCall(setup.away);
+    await join(session, setup.room);
+    const leg = await hostLeg(setup);
+    const memberGone = fsEvent(
+      setup.host.node,
+      (e) => e.header('Action') === 'del-member' && e.uuid === leg?.uuid,
+    );
+    await setup.away.control.hangup(uuid);
+    const left = await stack.events.of(session, 'conference.member.left');
+    const hangup = await stack.events.of(session, 'call.hangup');
+    const events = stack.events.session(session);
+    expect(events.indexOf(left)).toBeLessThan(events.indexOf(hangup));
+    expect(hangup).toMatchObject({ hangup_cause: 'completed' });
+    expect((await memberGone).header('Conference-Name')).toBe(setup.room);
+    expect(await stack.redis.zcard(stack.keys.roomMembers(setup.room))).toBe(0);
+  });
+
+  it('keys pressed by the bridged caller still reach the app as dtmf', async () => {
+    const setup = await newRoom();
+    const { session, uuid } = await answeredCall(setup.away);
+    await join(session, setup.room);
+    await setup.away.control.dtmf(uuid, '4');
+    expect(await stack.events.of(session, 'dtmf')).toMatchObject({ digit: '4' });
+  });
+});
+
+describe.concurrent('playback while in a conference plays to the member', () => {
+  async function playsToTheMember(setup: Setup, where: 'host' | 'away') {
+    const { session } = await answeredCall(setup[where]);
+    await join(session, setup.room);
+    const uid = `in-room-${where}`;
+    const res = await stack.command(tenant, session, 'playback/start', {
+      urls: [`${audio.base}/tone300ms.wav`],
+      command_uid: uid,
+    });
+    expect(res.status).toBe(202);
+    const match = (name: string) => (e: Record<string, unknown>) =>
+      e.session_uuid === session && e.event === name && e.command_uid === uid;
+    expect(await stack.events.waitFor(match('command.result'))).toMatchObject({ success: true });
+    expect(await stack.events.waitFor(match('playback.started'))).toBeDefined();
+    expect(await stack.events.waitFor(match('playback.stopped'))).toMatchObject({
+      offset_ms: 300,
+    });
+    // Still a member: the playback ran on top of the conference, and unmute works at once.
+    expect(await field(session, 'conf_state')).toBe('joined');
+    await stack.command(tenant, session, 'conference/unmute');
+    expect(await stack.events.of(session, 'conference.member.unmuted')).toMatchObject({
+      muted: false,
+    });
+    expect(stack.events.session(session).some((e) => e.event === 'conference.member.left')).toBe(
+      false,
+    );
+  }
+
+  it('a member of a room on its own node hears its playback and stays in the room', async () => {
+    await playsToTheMember(await newRoom(), 'host');
+  });
+
+  it('a bridged member hears its playback and stays in the room', async () => {
+    await playsToTheMember(await newRoom(), 'away');
+  });
+
+  it('leaving stops a playback playing to the member (playback.stopped, then left)', async () => {
+    const setup = await newRoom();
+    const { session } = await answeredCall(setup.host);
+    await join(session, setup.room);
+    await stack.command(tenant, session, 'playback/start', {
+      urls: [`${audio.base}/tone3000ms.wav`],
+      command_uid: 'long-in-room',
+    });
+    await stack.events.waitFor((e) => e.session_uuid === session && e.event === 'playback.started');
+    await stack.command(tenant, session, 'conference/leave');
+    const left = await stack.events.of(session, 'conference.member.left');
+    const stopped = await stack.events.of(session, 'playback.stopped');
+    const events = stack.events.session(session);
+    expect(stopped).toMatchObject({ command_uid: 'long-in-room' });
+    expect(events.indexOf(stopped)).toBeLessThan(events.indexOf(left));
+  });
+});
