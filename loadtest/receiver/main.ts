@@ -2,11 +2,17 @@
  * The loadtest receiver: the webhook endpoint of the apps k6 creates (webhook-latency.ts), and
  * the audio the scenarios play. `npx tsx loadtest/receiver/main.ts`; loadtest/README.md.
  */
-import { loadReceiverConfig } from './config.js';
+import { loadReceiverConfig, type ReceiverConfig } from './config.js';
 import { Ledger } from './ledger.js';
 import { startReceiver } from './server.js';
 
-const config = loadReceiverConfig();
+let config: ReceiverConfig;
+try {
+  config = loadReceiverConfig();
+} catch (err) {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+}
 const ledger = new Ledger();
 const server = await startReceiver(ledger, {
   host: config.RECEIVER_HOST,
