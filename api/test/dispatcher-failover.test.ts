@@ -53,8 +53,9 @@ class DispatcherProcess {
   shards(): Set<string> {
     const owned = new Set<string>();
     for (const line of this.lines) {
-      if (line.msg === 'reading shard') owned.add(String(line.shard));
-      if (line.msg === 'leaving shard') owned.delete(String(line.shard));
+      const shards = (line.shards ?? []) as string[];
+      if (line.msg === 'reading shards') for (const shard of shards) owned.add(shard);
+      if (line.msg === 'handing shards back') for (const shard of shards) owned.delete(shard);
     }
     return owned;
   }
@@ -133,14 +134,20 @@ describe('dispatcher failover', () => {
     await Promise.all(
       victimShards.map((shard) =>
         survivor.waitFor(
-          (l) => l.msg === 'reading shard' && l.shard === shard && Number(l.at) >= killedAt,
+          (l) =>
+            l.msg === 'reading shards' &&
+            (l.shards as string[]).includes(shard) &&
+            Number(l.at) >= killedAt,
         ),
       ),
     );
     const takeover = Math.max(
       ...victimShards.map((shard) => {
         const line = survivor.lines.find(
-          (l) => l.msg === 'reading shard' && l.shard === shard && Number(l.at) >= killedAt,
+          (l) =>
+            l.msg === 'reading shards' &&
+            (l.shards as string[]).includes(shard) &&
+            Number(l.at) >= killedAt,
         );
         return Number(line?.at ?? Infinity) - killedAt;
       }),

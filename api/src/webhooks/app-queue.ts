@@ -43,6 +43,7 @@ export class AppQueue {
   private revoked = false;
   private running: Promise<void> | undefined;
   private readonly parks = new Set<Promise<void>>();
+  private readonly acks = new Set<Promise<void>>();
 
   constructor(
     readonly appId: string,
@@ -81,7 +82,7 @@ export class AppQueue {
     this.revoked = true;
     this.queue.length = 0;
     await this.running;
-    await Promise.allSettled([...this.parks]);
+    await Promise.allSettled([...this.parks, ...this.acks]);
   }
 
   private async run(): Promise<void> {
@@ -142,7 +143,7 @@ export class AppQueue {
             this.queue.unshift(...rest);
             throw err;
           }
-          await Promise.all(rest.map((e) => this.ctx.ack(e.bus)));
+          for (const e of rest) this.acknowledge(e);
         }
       } else if (attempt.kind === 'gone') {
         await this.deadLetter(event, 1, 'gone', attempt.status, 'HTTP 410');
@@ -157,7 +158,7 @@ export class AppQueue {
     } finally {
       this.current = undefined;
     }
-    await this.ctx.ack(event.bus);
+    this.acknowledge(event);
     if ('disabledNow' in attempt && attempt.disabledNow) await this.disable();
   }
 
@@ -250,7 +251,17 @@ export class AppQueue {
       this.queue.unshift(...batch);
       throw err;
     }
-    await Promise.all(batch.map((e) => this.ctx.ack(e.bus)));
+    for (const e of batch) this.acknowledge(e);
+  }
+
+  /**
+   * Acknowledges on the bus without waiting: the event is settled (delivered, dropped, dead-
+   * lettered or parked), so the next one need not wait for Redis. `revoke` waits for these.
+   */
+  private acknowledge(event: Pending): void {
+    const ack = this.ctx.ack(event.bus);
+    this.acks.add(ack);
+    void ack.finally(() => this.acks.delete(ack));
   }
 
   private track(work: Promise<void>): void {

@@ -72,6 +72,7 @@ export class RedisEventBus implements EventBus {
   private balancing: Promise<void> | undefined;
   private readonly releases = new Set<Promise<void>>();
   private wake: (() => void) | undefined;
+  private readonly ackBatches = new Map<number, { ids: string[]; sent: Promise<unknown> }>();
   private sweeping = false;
   private readonly ackedDuringSweep: [Shard, string][] = [];
   /** The XREADGROUP in flight, if any. */
@@ -120,13 +121,29 @@ export class RedisEventBus implements EventBus {
     const index = Number(event.partition.slice('shard-'.length));
     // Acknowledged even after the shard moved on: the event was handled, so its next owner
     // need not handle it again.
-    await this.o.redis.xack(this.o.keys.eventShard(index), SHARD_GROUP, event.id);
+    await this.xackSoon(index, event.id);
     const shard = this.shardsByIndex.get(index);
     if (!shard) return;
     // A sweep's reply may still list the entry (its XAUTOCLAIM ran before this XACK): it must
     // find the entry held, or it would hand it over a second time.
     if (this.sweeping) this.ackedDuringSweep.push([shard, event.id]);
     else this.forget(shard, event.id);
+  }
+
+  /** Acknowledgements of one shard within a tick go out as one XACK. */
+  private xackSoon(index: number, id: string): Promise<unknown> {
+    let batch = this.ackBatches.get(index);
+    if (!batch) {
+      const ids: string[] = [];
+      const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.ackBatches.delete(index);
+        return this.o.redis.xack(this.o.keys.eventShard(index), SHARD_GROUP, ...ids);
+      });
+      batch = { ids, sent };
+      this.ackBatches.set(index, batch);
+    }
+    batch.ids.push(id);
+    return batch.sent;
   }
 
   private forget(shard: Shard, id: string): void {
@@ -142,7 +159,9 @@ export class RedisEventBus implements EventBus {
     this.poke();
     await this.loop;
     await this.router.stop();
-    for (const shard of [...this.shardsByIndex.values()]) this.release(shard, true);
+    const held = [...this.shardsByIndex.values()];
+    if (held.length > 0) this.o.log.info({ shards: held.map((s) => s.name) }, 'leaving shards');
+    for (const shard of held) this.release(shard, true);
     await Promise.allSettled([...this.releases]);
     await this.o.redis.zrem(this.o.keys.dispatchers(), this.o.dispatcherId).catch(() => undefined);
   }
@@ -161,14 +180,22 @@ export class RedisEventBus implements EventBus {
       for (const shard of this.shardsByIndex.values()) {
         if (!shard.releasing && !shard.lease.valid()) this.release(shard, false);
       }
-      let held = this.owned().length;
+      const taken: string[] = [];
       for (const index of shuffled(shards)) {
-        if (held >= target || this.stopped) break;
-        if (this.shardsByIndex.has(index)) continue;
-        if (await this.acquire(index)) held++;
+        if (this.owned().length >= target || this.stopped) break;
+        if (!this.shardsByIndex.has(index) && (await this.acquire(index))) {
+          taken.push(`shard-${index}`);
+        }
       }
-      const kept = [...this.shardsByIndex.values()].filter((s) => !s.releasing);
-      for (const shard of kept.slice(target)) this.release(shard, true);
+      if (taken.length > 0) this.o.log.info({ shards: taken, live, target }, 'reading shards');
+      const surplus = [...this.shardsByIndex.values()].filter((s) => !s.releasing).slice(target);
+      if (surplus.length > 0) {
+        this.o.log.info(
+          { shards: surplus.map((s) => s.name), live, target },
+          'handing shards back',
+        );
+      }
+      for (const shard of surplus) this.release(shard, true);
       await this.router.tick();
     } catch (err) {
       this.o.log.warn({ err }, 'shard balancing failed');
@@ -196,7 +223,6 @@ export class RedisEventBus implements EventBus {
       releasing: false,
     };
     this.shardsByIndex.set(index, shard);
-    this.o.log.info({ shard: name }, 'reading shard');
     try {
       await this.handler?.assigned(name);
       await ensureGroup(this.o.redis, shard.stream);
@@ -221,7 +247,8 @@ export class RedisEventBus implements EventBus {
   private release(shard: Shard, voluntary: boolean): void {
     if (shard.releasing) return;
     shard.releasing = true;
-    this.o.log.info({ shard: shard.name, voluntary }, 'leaving shard');
+    if (voluntary) this.o.log.debug({ shard: shard.name }, 'leaving shard');
+    else this.o.log.warn({ shard: shard.name }, 'shard lease lost; leaving the shard');
     const done = (async () => {
       // A blocking read issued before may still return entries of this shard; they must be
       // pending before the lease goes, so that the next holder's first read includes them.
