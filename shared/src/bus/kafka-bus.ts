@@ -115,6 +115,9 @@ export class KafkaEventBus implements EventBus {
     await this.consumer.subscribe({ topics: [this.o.topic], fromBeginning: true });
     await this.consumer.run({
       autoCommit: false,
+      // Offsets are resolved one by one as events are handed over, so that a batch cut short
+      // (a rebalance) is fetched again from where it stopped rather than skipped.
+      eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 4,
       eachBatch: (payload) => this.receive(payload),
     });
@@ -143,8 +146,14 @@ export class KafkaEventBus implements EventBus {
   async stop(): Promise<void> {
     clearInterval(this.routerTimer);
     await this.router.stop();
+    // Still a member of the group: let work in progress settle and commit it, then leave.
+    await Promise.all(
+      [...this.tracks.keys()].map(async (partition) => {
+        await this.handler?.revoked(partitionName(partition));
+        await this.commit(partition);
+      }),
+    );
     await this.consumer.stop();
-    await Promise.all([...this.tracks.keys()].map((p) => this.revoke(p)));
     await this.consumer.disconnect();
   }
 
@@ -172,14 +181,19 @@ export class KafkaEventBus implements EventBus {
     for (const partition of partitions) {
       if (this.tracks.has(partition)) continue;
       this.tracks.set(partition, new OffsetTrack());
-      const handler = this.handler;
+      // A partition paused under a previous assignment would stay paused.
+      this.consumer.resume([{ topic: this.o.topic, partitions: [partition] }]);
+      const assigned = this.handler?.assigned(partitionName(partition)) ?? Promise.resolve();
       this.ready.set(
         partition,
-        handler ? handler.assigned(partitionName(partition)) : Promise.resolve(),
+        assigned.catch((err: unknown) =>
+          this.o.log.error({ err, partition }, 'preparing a partition failed'),
+        ),
       );
     }
   }
 
+  /** A partition taken away by a rebalance: its offsets can no longer be committed by us. */
   private async revoke(partition: number): Promise<void> {
     this.tracks.delete(partition);
     this.ready.delete(partition);
@@ -198,6 +212,7 @@ export class KafkaEventBus implements EventBus {
     const events: BusEvent[] = [];
     for (const message of batch.messages) {
       if (!payload.isRunning() || payload.isStale()) break;
+      payload.resolveOffset(message.offset);
       if (!track.add(message.offset)) continue; // already held or handled
       const appId = message.key?.toString() ?? '';
       const body = message.value?.toString() ?? '';
@@ -224,13 +239,18 @@ export class KafkaEventBus implements EventBus {
     if (this.commitTimers.has(partition)) return;
     const timer = setTimeout(() => {
       this.commitTimers.delete(partition);
-      const offset = track.takeCommit();
-      if (offset === undefined || this.tracks.get(partition) !== track) return;
-      this.consumer
-        .commitOffsets([{ topic: this.o.topic, partition, offset }])
-        .catch((err: unknown) => this.o.log.warn({ err, partition }, 'offset commit failed'));
+      if (this.tracks.get(partition) === track) void this.commit(partition);
     }, COMMIT_DELAY_MS);
     this.commitTimers.set(partition, timer);
+  }
+
+  /** Commits the partition's offset below its oldest unacknowledged event, if it moved. */
+  private async commit(partition: number): Promise<void> {
+    const offset = this.tracks.get(partition)?.takeCommit();
+    if (offset === undefined) return;
+    await this.consumer
+      .commitOffsets([{ topic: this.o.topic, partition, offset }])
+      .catch((err: unknown) => this.o.log.warn({ err, partition }, 'offset commit failed'));
   }
 }
 
