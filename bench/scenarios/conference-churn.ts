@@ -15,7 +15,7 @@ import { MediaStack } from '../media-node/stack.js';
 /** Calls per room. */
 const MEMBERS = 3;
 /** Teams of MEMBERS calls; with the api's 2 s join cooldown they cap its rate at TEAMS / 2.1 s. */
-const TEAMS = 300;
+const TEAMS = 400;
 /** Room cycles in flight at once. */
 const ROOMS_AT_ONCE = 10;
 const APPS = 20;
