@@ -29,7 +29,14 @@ import { hangUpAll, openSessions, type LiveSession } from './lib/sessions.ts';
 
 const RATE = int('RATE', 100);
 const DURATION = duration('DURATION', '1m');
-const SESSIONS = int('SESSIONS', 50);
+/**
+ * An immediate command by default: its command.result is published as soon as FreeSWITCH
+ * answers the api request, so the figure is the gateway's, not a simulated media frame's (a
+ * deferred `answer` waits for its EXECUTE_COMPLETE, 20 ms and more).
+ */
+const COMMAND = str('COMMAND', 'playback/stop');
+/** playback/stop has a 100 ms cooldown per session: each session gets at most 4 per second. */
+const SESSIONS = int('SESSIONS', Math.max(50, Math.ceil(RATE / 4)));
 /** How long a command's webhook may take before it counts as not delivered. */
 const WAIT_MS = int('RECEIPT_WAIT_MS', 5000);
 /** Event whitelist of the apps (comma-separated); empty delivers every event, as by default. */
@@ -120,11 +127,11 @@ export default function webhooks(data: Data): void {
   if (!session) return;
   const uid = `wl.${Date.now()}.${exec.vu.idInTest}.${exec.vu.iterationInScenario}`;
   const res = api.post(
-    `/api/v1/sessions/${session.id}/commands/answer`,
+    `/api/v1/sessions/${session.id}/commands/${COMMAND}`,
     { command_uid: uid },
     { name: 'command', headers: appHeaders(session.app, true) },
   );
-  if (!expectStatus(res, 202, 'answer')) return;
+  if (!expectStatus(res, 202, COMMAND)) return;
   const receipt = receiver.get(`/receipts/${uid}?wait_ms=${WAIT_MS}`, {
     name: 'receipt',
     headers: {},
