@@ -1,7 +1,15 @@
 import type { BusEvent, Logger } from '@voicegw/shared';
-import type { Attempt, AttemptDeps, Deliverable } from './attempt.js';
+import type { Attempt, AttemptDeps } from './attempt.js';
 import { attemptDelivery } from './attempt.js';
-import type { DeadLetter, DeadLetterReason, LaneEntry, Lanes, Settlement } from './lanes.js';
+import {
+  deadLetter,
+  laneEntry,
+  type DeadLetterReason,
+  type LaneEntry,
+  type Lanes,
+  type Pending,
+  type Settlement,
+} from './lanes.js';
 import type { DispatcherMetrics } from './metrics.js';
 import type { RetryPolicy } from './schedule.js';
 
@@ -17,10 +25,7 @@ export interface WorkerContext extends AttemptDeps {
   ack(event: BusEvent): Promise<void>;
 }
 
-/** A bus event with the envelope fields the worker needs. */
-export interface Pending extends Deliverable {
-  readonly bus: BusEvent;
-}
+export type { Pending } from './lanes.js';
 
 const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -271,45 +276,4 @@ export class AppQueue {
     this.parks.add(tracked);
     void tracked.finally(() => this.parks.delete(tracked));
   }
-}
-
-function laneEntry(
-  event: Pending,
-  attempts: number,
-  nextAt: number,
-  status?: number | null,
-  error?: string,
-): LaneEntry {
-  return {
-    event_id: event.event_id,
-    event: event.event,
-    partition: event.bus.partition,
-    position: event.bus.position,
-    attempts,
-    next_at: nextAt,
-    ...(status === undefined ? {} : { last_status: status }),
-    ...(error === undefined ? {} : { last_error: error }),
-    body: event.body,
-  };
-}
-
-function deadLetter(
-  entry: LaneEntry,
-  attempts: number,
-  reason: DeadLetterReason,
-  status: number | null,
-  error: string,
-): DeadLetter {
-  return {
-    event_id: entry.event_id,
-    event: entry.event,
-    partition: entry.partition,
-    position: entry.position,
-    attempts,
-    last_status: status,
-    last_error: error,
-    body: entry.body,
-    reason,
-    failed_at: Date.now(),
-  };
 }

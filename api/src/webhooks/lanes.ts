@@ -1,4 +1,4 @@
-import type { LuaScripts, RedisKeys } from '@voicegw/shared';
+import type { BusEvent, LuaScripts, RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 
 /** One event waiting in an app's retry lane (stored as JSON, oldest first). */
@@ -138,4 +138,55 @@ export class Lanes {
     const replies = (await pipeline.exec()) ?? [];
     return new Map(apps.map((appId, i) => [appId, Number(replies[i]?.[1] ?? 0)]));
   }
+}
+
+/** A bus event with the envelope fields delivery needs. */
+export interface Pending {
+  readonly bus: BusEvent;
+  readonly event_id: string;
+  readonly event: string;
+  readonly body: string;
+}
+
+/** The lane entry of an event, after `attempts` attempts, due at `nextAt` (0: at once). */
+export function laneEntry(
+  event: Pending,
+  attempts: number,
+  nextAt: number,
+  status?: number | null,
+  error?: string,
+): LaneEntry {
+  return {
+    event_id: event.event_id,
+    event: event.event,
+    partition: event.bus.partition,
+    position: event.bus.position,
+    attempts,
+    next_at: nextAt,
+    ...(status === undefined ? {} : { last_status: status }),
+    ...(error === undefined ? {} : { last_error: error }),
+    body: event.body,
+  };
+}
+
+/** The dead letter of a lane entry. */
+export function deadLetter(
+  entry: LaneEntry,
+  attempts: number,
+  reason: DeadLetterReason,
+  status: number | null,
+  error: string,
+): DeadLetter {
+  return {
+    event_id: entry.event_id,
+    event: entry.event,
+    partition: entry.partition,
+    position: entry.position,
+    attempts,
+    last_status: status,
+    last_error: error,
+    body: entry.body,
+    reason,
+    failed_at: Date.now(),
+  };
 }

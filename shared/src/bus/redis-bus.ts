@@ -2,9 +2,9 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { createRedis } from '../redis/client.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { LeaseKeeper, type Lease } from './lease.js';
-import { heartbeat, shuffled } from './dispatchers.js';
+import { LeaseKeeper } from './lease.js';
 import { IngestRouter, sleep } from './router.js';
+import { ShardOwnership, type Shard } from './shard-ownership.js';
 import { ShardStreamSink } from './shard-sink.js';
 import {
   checkShardCount,
@@ -40,18 +40,6 @@ const MAINTENANCE_INTERVAL_MS = 5000;
 /** Entries per shard per read; a shard may exceed its buffer by less than one read. */
 const READ_COUNT = 500;
 
-interface Shard {
-  readonly index: number;
-  readonly name: string;
-  readonly stream: string;
-  readonly lease: Lease;
-  /** Entry ids handed to the handler and not acknowledged yet. */
-  readonly unacked: Set<string>;
-  /** Set once what the previous holder left pending has been handed over. */
-  ready: boolean;
-  releasing: boolean;
-}
-
 /**
  * The Redis event bus: N shard streams, each read by one dispatcher at a time under a redlock
  * lease. Dispatchers announce themselves in a heartbeat set and each aims for its share of the
@@ -62,15 +50,11 @@ interface Shard {
  */
 export class RedisEventBus implements EventBus {
   private handler: BusHandler | undefined;
-  private readonly shardsByIndex = new Map<number, Shard>();
-  private readonly leases: LeaseKeeper;
+  private readonly ownership: ShardOwnership;
   private readonly router: IngestRouter;
   private maintenanceTimer: NodeJS.Timeout | undefined;
   private readonly blocking: Redis;
   private loop: Promise<void> | undefined;
-  private balanceTimer: NodeJS.Timeout | undefined;
-  private balancing: Promise<void> | undefined;
-  private readonly releases = new Set<Promise<void>>();
   private wake: (() => void) | undefined;
   private readonly ackBatches = new Map<number, { ids: string[]; sent: Promise<unknown> }>();
   private sweeping = false;
@@ -80,12 +64,29 @@ export class RedisEventBus implements EventBus {
   private stopped = false;
 
   constructor(private readonly o: RedisBusOptions) {
-    this.leases = new LeaseKeeper(o.redis, o.leaseTtlMs, o.log);
+    const leases = new LeaseKeeper(o.redis, o.leaseTtlMs, o.log);
+    this.ownership = new ShardOwnership({
+      redis: o.redis,
+      keys: o.keys,
+      leases,
+      shards: o.shards,
+      leaseTtlMs: o.leaseTtlMs,
+      dispatcherId: o.dispatcherId,
+      log: o.log,
+      taken: (shard) => this.take(shard),
+      leaving: async (shard) => {
+        // A blocking read issued before may still return entries of this shard; they must be
+        // pending before the lease goes, so that the next holder's first read includes them.
+        await this.reading?.catch(() => undefined);
+        await this.handler?.revoked(shard.name);
+      },
+      tick: () => this.router.tick(),
+    });
     this.router = new IngestRouter({
       redisUrl: o.redisUrl,
       redis: o.redis,
       keys: o.keys,
-      leases: this.leases,
+      leases,
       sink: new ShardStreamSink(o.keys, o.shards),
       log: o.log,
       ...(o.blockMs ? { blockMs: o.blockMs } : {}),
@@ -97,10 +98,7 @@ export class RedisEventBus implements EventBus {
   async start(handler: BusHandler): Promise<void> {
     this.handler = handler;
     await checkShardCount(this.o.redis, this.o.keys, this.o.shards);
-    await this.balance();
-    this.balanceTimer = setInterval(() => {
-      this.balancing ??= this.balance().finally(() => (this.balancing = undefined));
-    }, this.tickMs());
+    await this.ownership.start();
     this.maintenanceTimer = setInterval(
       () => void this.maintain(),
       this.o.maintenanceIntervalMs ?? MAINTENANCE_INTERVAL_MS,
@@ -109,7 +107,7 @@ export class RedisEventBus implements EventBus {
   }
 
   owned(): readonly string[] {
-    return [...this.shardsByIndex.values()].filter((s) => !s.releasing).map((s) => s.name);
+    return this.ownership.owned();
   }
 
   /** Whether this process routes the ingest stream now. */
@@ -122,7 +120,7 @@ export class RedisEventBus implements EventBus {
     // Acknowledged even after the shard moved on: the event was handled, so its next owner
     // need not handle it again.
     await this.xackSoon(index, event.id);
-    const shard = this.shardsByIndex.get(index);
+    const shard = this.ownership.held.get(index);
     if (!shard) return;
     // A sweep's reply may still list the entry (its XAUTOCLAIM ran before this XACK): it must
     // find the entry held, or it would hand it over a second time.
@@ -152,113 +150,23 @@ export class RedisEventBus implements EventBus {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.balanceTimer);
     clearInterval(this.maintenanceTimer);
-    await this.balancing;
     this.blocking.disconnect();
     this.poke();
     await this.loop;
     await this.router.stop();
-    const held = [...this.shardsByIndex.values()];
-    if (held.length > 0) this.o.log.info({ shards: held.map((s) => s.name) }, 'leaving shards');
-    for (const shard of held) this.release(shard, true);
-    await Promise.allSettled([...this.releases]);
-    await this.o.redis.zrem(this.o.keys.dispatchers(), this.o.dispatcherId).catch(() => undefined);
+    await this.ownership.stop();
   }
 
-  private tickMs(): number {
-    return Math.max(100, Math.floor(this.o.leaseTtlMs / 3));
-  }
-
-  /** Heartbeat, then take free shards up to this process's share and hand back the surplus. */
-  private async balance(): Promise<void> {
-    if (this.stopped) return;
-    const { redis, keys, dispatcherId, leaseTtlMs, shards } = this.o;
-    try {
-      const live = await heartbeat(redis, keys, dispatcherId, leaseTtlMs);
-      const target = Math.ceil(shards / live);
-      for (const shard of this.shardsByIndex.values()) {
-        if (!shard.releasing && !shard.lease.valid()) this.release(shard, false);
-      }
-      const taken: string[] = [];
-      for (const index of shuffled(shards)) {
-        if (this.owned().length >= target || this.stopped) break;
-        if (!this.shardsByIndex.has(index) && (await this.acquire(index))) {
-          taken.push(`shard-${index}`);
-        }
-      }
-      if (taken.length > 0) this.o.log.info({ shards: taken, live, target }, 'reading shards');
-      const surplus = [...this.shardsByIndex.values()].filter((s) => !s.releasing).slice(target);
-      if (surplus.length > 0) {
-        this.o.log.info(
-          { shards: surplus.map((s) => s.name), live, target },
-          'handing shards back',
-        );
-      }
-      for (const shard of surplus) this.release(shard, true);
-      await this.router.tick();
-    } catch (err) {
-      this.o.log.warn({ err }, 'shard balancing failed');
+  /** A shard just taken: what the previous holder left unacknowledged comes first, in order. */
+  private async take(shard: Shard): Promise<void> {
+    await this.handler?.assigned(shard.name);
+    await ensureGroup(this.o.redis, shard.stream);
+    for await (const entries of pendingEntries(this.o.redis, shard.stream)) {
+      this.hand(shard, entries);
     }
-  }
-
-  private async acquire(index: number): Promise<boolean> {
-    const name = `shard-${index}`;
-    const lease = await this.leases.tryAcquire(this.o.keys.eventShardLease(index), () => {
-      const shard = this.shardsByIndex.get(index);
-      if (shard && !shard.releasing) this.release(shard, false);
-    });
-    if (!lease) return false;
-    if (this.stopped) {
-      await lease.release();
-      return false;
-    }
-    const shard: Shard = {
-      index,
-      name,
-      stream: this.o.keys.eventShard(index),
-      lease,
-      unacked: new Set(),
-      ready: false,
-      releasing: false,
-    };
-    this.shardsByIndex.set(index, shard);
-    try {
-      await this.handler?.assigned(name);
-      await ensureGroup(this.o.redis, shard.stream);
-      // What the previous holder read and never acknowledged comes first, in stream order.
-      for await (const entries of pendingEntries(this.o.redis, shard.stream)) {
-        this.hand(shard, entries);
-      }
-      shard.ready = true;
-    } catch (err) {
-      this.o.log.warn({ err, shard: name }, 'reading pending events failed; released');
-      this.release(shard, true);
-      return false;
-    }
+    shard.ready = true;
     this.poke();
-    return true;
-  }
-
-  /**
-   * Stops reading a shard: its queued events are dropped by the handler (unacknowledged, they
-   * go to the next holder) and the lease is released once work in progress has settled.
-   */
-  private release(shard: Shard, voluntary: boolean): void {
-    if (shard.releasing) return;
-    shard.releasing = true;
-    if (voluntary) this.o.log.debug({ shard: shard.name }, 'leaving shard');
-    else this.o.log.warn({ shard: shard.name }, 'shard lease lost; leaving the shard');
-    const done = (async () => {
-      // A blocking read issued before may still return entries of this shard; they must be
-      // pending before the lease goes, so that the next holder's first read includes them.
-      await this.reading?.catch(() => undefined);
-      await this.handler?.revoked(shard.name);
-      if (this.shardsByIndex.get(shard.index) === shard) this.shardsByIndex.delete(shard.index);
-      await shard.lease.release();
-    })().catch((err: unknown) => this.o.log.warn({ err, shard: shard.name }, 'release failed'));
-    this.releases.add(done);
-    void done.finally(() => this.releases.delete(done));
   }
 
   /**
@@ -276,7 +184,7 @@ export class RedisEventBus implements EventBus {
   }
 
   private async sweep(): Promise<void> {
-    for (const shard of [...this.shardsByIndex.values()]) {
+    for (const shard of [...this.ownership.held.values()]) {
       if (this.stopped || !shard.ready || shard.releasing || !shard.lease.valid()) continue;
       try {
         const idleMs = this.o.leaseTtlMs * 2;
@@ -291,7 +199,7 @@ export class RedisEventBus implements EventBus {
   }
 
   private readable(): Shard[] {
-    return [...this.shardsByIndex.values()].filter(
+    return [...this.ownership.held.values()].filter(
       (s) => s.ready && !s.releasing && s.lease.valid() && s.unacked.size < this.o.buffer,
     );
   }
@@ -303,7 +211,7 @@ export class RedisEventBus implements EventBus {
       if (shards.length === 0) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;
-          setTimeout(resolve, this.tickMs()).unref();
+          setTimeout(resolve, this.ownership.tickMs).unref();
         });
         continue;
       }
