@@ -76,7 +76,17 @@ export class BridgeLeg {
     const { channel } = session;
     if (!channel.answered) await this.api(`uuid_answer ${channel.uuid}`);
     await this.api(`uuid_setvar ${channel.uuid} park_after_bridge true`);
+    // uuid_bridge answers before the channels move; the call's CHANNEL_EXECUTE uuid_bridge says
+    // it is bridged (a playback sent before would be cut off by the move).
+    const bridged = new Promise<boolean>((resolve) =>
+      channel.expect(
+        (e) => e.name === 'CHANNEL_EXECUTE' && e.header('Application') === 'uuid_bridge',
+        Math.max(0, deadline - Date.now()),
+        (e) => resolve(e !== undefined),
+      ),
+    );
     await this.api(`uuid_bridge ${channel.uuid} ${this.uuid}`);
+    if (!(await bridged)) throw new BridgeError('the call was not bridged to the leg in time');
   }
 
   /** Asks the host node to mute or unmute the leg's member (its FreeSWITCH has the room). */

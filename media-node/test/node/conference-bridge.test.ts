@@ -284,9 +284,10 @@ describe.concurrent('playback while in a conference plays to the member', () => 
       e.session_uuid === session && e.event === name && e.command_uid === uid;
     expect(await stack.events.waitFor(match('command.result'))).toMatchObject({ success: true });
     expect(await stack.events.waitFor(match('playback.started'))).toBeDefined();
-    expect(await stack.events.waitFor(match('playback.stopped'))).toMatchObject({
-      offset_ms: 300,
-    });
+    // It played to its end: nothing cut it short.
+    const stopped = await stack.events.waitFor(match('playback.stopped'));
+    expect(stopped.offset_ms).toBeGreaterThanOrEqual(250);
+    expect(stopped.offset_ms).toBeLessThanOrEqual(350);
     // Still a member: the playback ran on top of the conference, and unmute works at once.
     expect(await field(session, 'conf_state')).toBe('joined');
     await stack.command(tenant, session, 'conference/unmute');
