@@ -155,7 +155,8 @@ export class BridgeLeg {
 
   private readonly onEvent = (event: FsEvent): void => {
     this.seen = true;
-    if (event.name === 'CHANNEL_HANGUP' && !this.closed) this.membership.bridgeGone();
+    if (event.name === 'CHANNEL_HANGUP' && !this.closed)
+      this.membership.bridgeGone(event.header('Hangup-Cause'));
     if (event.name === 'CHANNEL_HANGUP_COMPLETE') this.channel.finish();
   };
 }

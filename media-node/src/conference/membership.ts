@@ -133,9 +133,11 @@ export class Membership {
   }
 
   /** The bridge leg is gone (or the call is): a joined member has left the room. */
-  bridgeGone(): void {
+  bridgeGone(cause?: string): void {
     if (this.closed) return;
-    if (this.memberId === undefined) return this.fail('the bridge leg to the host node ended');
+    if (this.memberId === undefined) {
+      return this.fail(`the bridge leg to the room host ended${cause ? ` (${cause})` : ''}`);
+    }
     this.held = undefined;
     this.apply(maintenanceEvent(this.roomId, 'del-member', this.memberId));
   }

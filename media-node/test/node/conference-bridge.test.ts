@@ -324,3 +324,56 @@ describe.concurrent('playback while in a conference plays to the member', () => 
     expect(events.indexOf(stopped)).toBeLessThan(events.indexOf(left));
   });
 });
+
+describe('a join the room host cannot take', () => {
+  let own: Stack;
+  let ownTenant: Tenant;
+  beforeAll(async () => {
+    // The first node takes one call and is then full, so new rooms go to the second node,
+    // which announces no SIP address.
+    own = await startStack({ nodeEnv: { CAPACITY: '1' } });
+    await own.startNode({ FS_SIP_ADDRESS: '', CAPACITY: '500' });
+    ownTenant = await own.tenant({ dids: [did] });
+  });
+  afterAll(() => own.close());
+
+  it('is undone: command.result false naming the missing address, and not in a conference', async () => {
+    const uuid = await own.control.call(did, mobile());
+    const session = `${own.node.prefix}-${uuid}`;
+    await own.events.of(session, 'call.new');
+    await own.command(ownTenant, session, 'answer');
+    await own.events.of(session, 'call.answered');
+    const beat = own.keys.nodeHeartbeat(own.node.prefix);
+    for (let i = 0; (await own.redis.hget(beat, 'active_sessions')) !== '1'; i++) {
+      if (i > 50) throw new Error('the heartbeat never counted the call');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const created = await own.api.inject({
+      method: 'POST',
+      url: '/api/v1/conferences',
+      headers: { ...ownTenant.headers, 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'no-sip' }),
+    });
+    const room = created.json<{ room_id: string }>().room_id;
+    expect(room.slice(0, 5)).not.toBe(own.node.prefix);
+
+    const res = await own.command(ownTenant, session, 'conference/join', {
+      room_id: room,
+      command_uid: 'join-no-sip',
+    });
+    expect(res).toEqual({ status: 202, body: { status: 'joining', room_id: room } });
+    const result = await own.events.waitFor(
+      (e) => e.event === 'command.result' && e.command_uid === 'join-no-sip',
+    );
+    expect(result).toMatchObject({
+      session_uuid: session,
+      success: false,
+      error: 'the room host node announces no SIP address (FS_SIP_ADDRESS)',
+    });
+    expect(await own.redis.hget(own.keys.session(session), 'conf_state')).toBe('none');
+    expect(await own.redis.zcard(own.keys.roomMembers(room))).toBe(0);
+    expect(own.events.session(session).some((e) => e.event === 'conference.member.joined')).toBe(
+      false,
+    );
+  });
+});
