@@ -18,17 +18,28 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 export class EventWatcher {
   private readonly waiters = new Map<string, (event: GatewayEvent) => void>();
   private readonly early = new Map<string, { event: GatewayEvent; at: number }>();
-  private lastId = '$';
+  private lastId: string;
   private stopped = false;
   private readonly loop: Promise<void>;
   /** Events read so far. */
   read = 0;
 
-  constructor(
+  private constructor(
     private readonly redis: Redis,
     private readonly stream: string,
+    lastId: string,
   ) {
+    this.lastId = lastId;
     this.loop = this.run();
+  }
+
+  /**
+   * Starts reading after the newest entry now in the stream. A fixed id, not `$`: `$` in every
+   * XREAD would miss what is appended between two reads.
+   */
+  static async start(redis: Redis, stream: string): Promise<EventWatcher> {
+    const [newest] = await redis.xrevrange(stream, '+', '-', 'COUNT', 1);
+    return new EventWatcher(redis, stream, newest?.[0] ?? '0-0');
   }
 
   /** The event with this key, already read or within `timeoutMs`. */
@@ -69,7 +80,7 @@ export class EventWatcher {
           if (body !== undefined) this.deliver(JSON.parse(body) as GatewayEvent);
         }
       }
-      if (Date.now() - lastTrim > 1000 && this.lastId !== '$') {
+      if (Date.now() - lastTrim > 1000 && this.lastId !== '0-0') {
         lastTrim = Date.now();
         await this.redis.xtrim(this.stream, 'MINID', this.lastId).catch(() => 0);
       }

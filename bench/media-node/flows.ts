@@ -115,21 +115,39 @@ export async function rawCommand(esl: RawEsl, call: LiveCall, record: Recorder) 
   record('executed', performance.now() - t0);
 }
 
-/** Runs `fn` over `items` with at most `concurrency` at once; the results in order. */
+/** What `inParallel` did: the results of the items that succeeded, and the failures. */
+export interface Settled<R> {
+  readonly ok: R[];
+  readonly failed: number;
+  /** The first failures' messages. */
+  readonly errors: string[];
+}
+
+/**
+ * Runs `fn` over `items` with at most `concurrency` at once. A failing item is counted, not
+ * thrown: opening a thousand calls should not end a run because one of them did not come up.
+ */
 export async function inParallel<T, R>(
   items: readonly T[],
   concurrency: number,
   fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
+): Promise<Settled<R>> {
+  const settled: Settled<R> = { ok: [], failed: 0, errors: [] };
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, items.length) }, async () => {
       while (next < items.length) {
-        const i = next++;
-        results[i] = await fn(items[i] as T);
+        const item = items[next++] as T;
+        try {
+          settled.ok.push(await fn(item));
+        } catch (err) {
+          (settled as { failed: number }).failed++;
+          if (settled.errors.length < 3) {
+            settled.errors.push(err instanceof Error ? err.message : String(err));
+          }
+        }
       }
     }),
   );
-  return results;
+  return settled;
 }

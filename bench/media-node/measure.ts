@@ -131,17 +131,12 @@ export async function rampSessions(
   for (const target of rampSteps(options.sessions)) {
     log(`ramp: opening calls up to ${target} live sessions`);
     const wanted = Array.from({ length: target - live.length }, (_, i) => i);
-    let failedToOpen = 0;
-    const opened = await inParallel(wanted, options.connections, async (i) => {
-      const app = gw.apps[(live.length + i) % gw.apps.length];
-      if (!app) return undefined;
-      return gatewayCall(gw, stack.control, app, noRecord, true).catch((err: unknown) => {
-        failedToOpen++;
-        if (errors.length < 3) errors.push(err instanceof Error ? err.message : String(err));
-        return undefined;
-      });
-    });
-    for (const call of opened) if (call) live.push(call);
+    const opened = await inParallel(wanted, options.connections, (i) =>
+      gatewayCall(gw, stack.control, gw.apps[(live.length + i) % gw.apps.length]!, noRecord, true),
+    );
+    const failedToOpen = opened.failed;
+    for (const message of opened.errors) if (errors.length < 3) errors.push(message);
+    live.push(...opened.ok);
     const point = await memory(stack, gw);
     const probe = await pacedTasks(
       PROBE_RATE,

@@ -56,6 +56,20 @@ export class Teams {
   }
 }
 
+/** Teams of `size` calls of one app each (a room belongs to one app); the rest left out. */
+export function teamsByApp(calls: readonly LiveCall[], size: number): LiveCall[][] {
+  const byApp = new Map<string, LiveCall[]>();
+  for (const call of calls) {
+    const app = call.app?.appId ?? '';
+    byApp.set(app, [...(byApp.get(app) ?? []), call]);
+  }
+  const teams: LiveCall[][] = [];
+  for (const group of byApp.values()) {
+    for (let i = 0; i + size <= group.length; i += size) teams.push(group.slice(i, i + size));
+  }
+  return teams;
+}
+
 function later<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
   return promise;

@@ -106,7 +106,7 @@ export class MediaStack {
       prefix: node.info.prefix ?? '',
       http: new JsonClient(api.origin),
       apps: await this.seedApps(apps),
-      events: new EventWatcher(this.redis.duplicate(), this.keys.events()),
+      events: await EventWatcher.start(this.redis.duplicate(), this.keys.events()),
     };
     return this.gateway;
   }

@@ -1,15 +1,16 @@
 import { RawEsl } from '../lib/esl-client.js';
 import type { Scenario } from '../lib/scenario.js';
-import {
-  gatewayCall,
-  gatewayHangup,
-  inParallel,
-  rawCall,
-  type LiveCall,
-} from '../media-node/flows.js';
+import { gatewayCall, gatewayHangup, inParallel, rawCall } from '../media-node/flows.js';
 import { measureMax } from '../media-node/measure.js';
 import { roomsReport } from '../media-node/rooms-report.js';
-import { gatewayRoom, JOIN_COOLDOWN_MS, rawRoom, servePrompt, Teams } from '../media-node/rooms.js';
+import {
+  gatewayRoom,
+  JOIN_COOLDOWN_MS,
+  rawRoom,
+  servePrompt,
+  Teams,
+  teamsByApp,
+} from '../media-node/rooms.js';
 import { MediaStack } from '../media-node/stack.js';
 
 /** Calls per room. */
@@ -29,13 +30,6 @@ const RAW_EVENTS = [
 ];
 const noRecord = (): void => undefined;
 
-function teamsOf<T>(items: readonly T[]): T[][] {
-  const teams: T[][] = [];
-  for (let i = 0; i + MEMBERS <= items.length; i += MEMBERS)
-    teams.push(items.slice(i, i + MEMBERS));
-  return teams;
-}
-
 export const conferenceChurn: Scenario = {
   name: 'conference-churn',
   title:
@@ -51,12 +45,12 @@ export const conferenceChurn: Scenario = {
     try {
       const esl = await RawEsl.connect(stack.eslPort, stack.eslPassword, RAW_EVENTS);
       log(`baseline: ${TEAMS * MEMBERS} live calls, then rooms, ${ROOMS_AT_ONCE} at once`);
-      const rawCalls = await inParallel(
+      const rawOpened = await inParallel(
         Array.from({ length: TEAMS * MEMBERS }),
         options.connections,
         () => rawCall(esl, stack.control, noRecord, true),
       );
-      const rawTeams = new Teams(teamsOf(rawCalls), 0);
+      const rawTeams = new Teams(teamsByApp(rawOpened.ok, MEMBERS), 0);
       const raw = await measureMax(stack, load, (r) => rawRoom(esl, rawTeams, prompt.file, r));
       await esl.api('hupall NORMAL_CLEARING');
       esl.close();
@@ -64,21 +58,22 @@ export const conferenceChurn: Scenario = {
       log('starting the media node and the api');
       const gw = await stack.startGateway(APPS, TEAMS * MEMBERS * 2);
       log(`gateway: ${TEAMS * MEMBERS} live sessions, then rooms, ${ROOMS_AT_ONCE} at once`);
-      const calls: LiveCall[] = await inParallel(
+      const opened = await inParallel(
         Array.from({ length: TEAMS * MEMBERS }, (_, i) => Math.floor(i / MEMBERS)),
         options.connections,
         (team) => gatewayCall(gw, stack.control, gw.apps[team % APPS]!, noRecord, true),
       );
-      const teams = new Teams(teamsOf(calls), JOIN_COOLDOWN_MS);
+      const teams = new Teams(teamsByApp(opened.ok, MEMBERS), JOIN_COOLDOWN_MS);
       const rooms = await measureMax(stack, load, (r) => gatewayRoom(gw, teams, prompt.url, r));
-      await inParallel(calls, options.connections, (call) => gatewayHangup(gw, call));
+      await inParallel(opened.ok, options.connections, (call) => gatewayHangup(gw, call));
 
       return roomsReport({
         rooms,
         raw,
         members: MEMBERS,
         atOnce: ROOMS_AT_ONCE,
-        cooldownCap: TEAMS / (JOIN_COOLDOWN_MS / 1000),
+        cooldownCap: teams.size / (JOIN_COOLDOWN_MS / 1000),
+        openFailures: { gateway: opened, baseline: rawOpened },
         eventsRead: gw.events.read,
       });
     } finally {

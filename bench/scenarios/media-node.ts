@@ -7,7 +7,6 @@ import {
   inParallel,
   rawCall,
   rawCommand,
-  type LiveCall,
 } from '../media-node/flows.js';
 import { measureCommands, measureMax, rampSessions, roundRobin } from '../media-node/measure.js';
 import { mediaNodeReport } from '../media-node/report.js';
@@ -43,7 +42,7 @@ export const mediaNode: Scenario = {
       log(`baseline: inbound calls, ${options.connections} at once, ${options.durationSec} s`);
       const rawCalls = await measureMax(stack, options, (r) => rawCall(esl, stack.control, r));
       log(`baseline: ${COMMAND_CALLS} live calls, then commands`);
-      const rawLive = await inParallel(
+      const rawOpened = await inParallel(
         Array.from({ length: COMMAND_CALLS }),
         options.connections,
         () => rawCall(esl, stack.control, noRecord, true),
@@ -51,7 +50,7 @@ export const mediaNode: Scenario = {
       const rawCommands = await measureCommands(
         stack,
         options,
-        roundRobin(rawLive, (call, r) => rawCommand(esl, call, r)),
+        roundRobin(rawOpened.ok, (call, r) => rawCommand(esl, call, r)),
       );
       await esl.api('hupall NORMAL_CLEARING');
       esl.close();
@@ -70,7 +69,7 @@ export const mediaNode: Scenario = {
         gatewayCall(gw, stack.control, nextApp(), r),
       );
       log(`gateway: ${COMMAND_CALLS} live sessions, then commands`);
-      const live: LiveCall[] = await inParallel(
+      const opened = await inParallel(
         Array.from({ length: COMMAND_CALLS }),
         options.connections,
         () => gatewayCall(gw, stack.control, nextApp(), noRecord, true),
@@ -78,9 +77,9 @@ export const mediaNode: Scenario = {
       const commands = await measureCommands(
         stack,
         options,
-        roundRobin(live, (call, r) => gatewayCommand(gw, call, r)),
+        roundRobin(opened.ok, (call, r) => gatewayCommand(gw, call, r)),
       );
-      await inParallel(live, options.connections, (call) => gatewayHangup(gw, call));
+      await inParallel(opened.ok, options.connections, (call) => gatewayHangup(gw, call));
 
       return mediaNodeReport(options, {
         rawCalls,
@@ -88,6 +87,7 @@ export const mediaNode: Scenario = {
         calls,
         commands,
         ramp,
+        openFailures: { gateway: opened, baseline: rawOpened },
         redisVersion: await stack.redisVersion(),
         eventsRead: gw.events.read,
       });

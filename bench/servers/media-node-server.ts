@@ -22,7 +22,7 @@ const node = await startMediaNode(
     CAPACITY: process.env.BENCH_CAPACITY,
     METRICS_PORT: '0',
     PLAYBACK_CACHE_DIR: cacheDir,
-    LOG_LEVEL: 'error',
+    LOG_LEVEL: process.env.BENCH_NODE_LOG_LEVEL ?? 'error',
   }),
 );
 await node.synced();
