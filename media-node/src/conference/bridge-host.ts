@@ -54,6 +54,8 @@ class HostLeg implements ChannelEventSink {
  */
 export class BridgeHost {
   private readonly legs = new Map<string, HostLeg>();
+  /** Legs being adopted: their events wait for the lookup, in order. */
+  private readonly adopting = new Map<string, Promise<HostLeg | undefined>>();
 
   constructor(private readonly node: NodeContext) {
     // After a restart of this node its legs are unknown: their conference events find them.
@@ -63,13 +65,15 @@ export class BridgeHost {
     });
   }
 
-  /** Takes an event of a channel nobody owns if it is a bridge leg; false otherwise. */
+  /**
+   * Takes an event of a channel nobody owns if it is a bridge leg's; false otherwise. Its
+   * CHANNEL_PARK (the dialplan parked it) is where it is accepted; its other events before that
+   * (CHANNEL_EXECUTE park) are not an app's business either.
+   */
   claim(event: FsEvent): boolean {
     const uuid = event.uuid;
     if (!uuid || !isBridgeLeg(event)) return false;
-    if (this.legs.has(uuid)) return true;
-    if (event.name === 'CHANNEL_PARK') this.accept(event, uuid);
-    else if (event.name !== 'CHANNEL_HANGUP_COMPLETE') void this.adopt(event);
+    if (event.name === 'CHANNEL_PARK' && !this.legs.has(uuid)) this.accept(event, uuid);
     return true;
   }
 
@@ -152,9 +156,19 @@ export class BridgeHost {
     await this.node.esl.api(`uuid_kill ${leg.uuid} ${cause}`);
   }
 
-  /** A leg of a room hosted here that this process did not accept (it restarted since). */
+  /** A leg in a room hosted here that this process did not accept (it restarted since). */
   private async adopt(event: FsEvent): Promise<void> {
     const uuid = event.uuid ?? '';
+    let lookup = this.adopting.get(uuid);
+    if (!lookup) {
+      lookup = this.lookUp(event, uuid).finally(() => this.adopting.delete(uuid));
+      this.adopting.set(uuid, lookup);
+    }
+    (await lookup)?.onEvent(event);
+  }
+
+  /** The leg's session and peer leg, from the X- headers of its INVITE. */
+  private async lookUp(event: FsEvent, uuid: string): Promise<HostLeg | undefined> {
     const variable = async (name: string): Promise<string> => {
       const value = (await this.node.esl.api(`uuid_getvar ${uuid} ${name}`)).trim();
       return value === '_undef_' || value.startsWith('-ERR') ? '' : value;
@@ -163,9 +177,8 @@ export class BridgeHost {
       variable(`sip_h_${SESSION_HEADER}`),
       variable(`sip_h_${LEG_HEADER}`),
     ]);
-    if (this.legs.has(uuid) || !sessionId) return;
-    const leg = this.track(event, uuid, sessionId, peerLeg);
-    if (event.name === 'CUSTOM') leg.onEvent(event);
+    if (!sessionId) return undefined;
+    return this.legs.get(uuid) ?? this.track(event, uuid, sessionId, peerLeg);
   }
 
   private track(event: FsEvent, uuid: string, sessionId?: string, peerLeg?: string): HostLeg {

@@ -377,3 +377,58 @@ describe('a join the room host cannot take', () => {
     );
   });
 });
+
+describe('a room host that restarts', () => {
+  let own: Stack;
+  let ownTenant: Tenant;
+  beforeAll(async () => {
+    own = await startStack();
+    ownTenant = await own.tenant({ dids: [did] });
+  });
+  afterAll(() => own.close());
+
+  it('still carries out unmute for its bridged members and tears them down on DELETE', async () => {
+    // The second node is full after one call, so the room goes to the first one.
+    const away = await own.startNode({ CAPACITY: '1' });
+    const uuid = await away.control.call(did, mobile());
+    const session = `${away.node.prefix}-${uuid}`;
+    await own.events.of(session, 'call.new');
+    await own.command(ownTenant, session, 'answer');
+    await own.events.of(session, 'call.answered');
+    const beat = own.keys.nodeHeartbeat(away.node.prefix);
+    for (let i = 0; (await own.redis.hget(beat, 'active_sessions')) !== '1'; i++) {
+      if (i > 50) throw new Error('the heartbeat never counted the call');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const created = await own.api.inject({
+      method: 'POST',
+      url: '/api/v1/conferences',
+      headers: { ...ownTenant.headers, 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'restarting-host' }),
+    });
+    const room = created.json<{ room_id: string }>().room_id;
+    expect(room.slice(0, 5)).toBe(own.node.prefix);
+    await own.command(ownTenant, session, 'conference/join', { room_id: room });
+    const joined = await own.events.of(session, 'conference.member.joined');
+
+    // The host's process restarts (same name, same FreeSWITCH): its legs are unknown to it.
+    await own.node.close({ retire: false });
+    const { node: host } = await own.startNode({ NODE_NAME: own.node.name }, true);
+    expect(host.prefix).toBe(own.node.prefix);
+
+    await own.command(ownTenant, session, 'conference/unmute');
+    expect(await own.events.of(session, 'conference.member.unmuted')).toMatchObject({
+      member_id: joined.member_id,
+      muted: false,
+    });
+    const parked = fsEvent(away.node, (e) => e.name === 'CHANNEL_PARK' && e.uuid === uuid);
+    const res = await own.api.inject({
+      method: 'DELETE',
+      url: `/api/v1/conferences/${room}`,
+      headers: ownTenant.headers,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(await own.events.of(session, 'conference.member.left')).toMatchObject({ room_id: room });
+    await parked;
+  });
+});
