@@ -29,7 +29,11 @@ export const DispatcherEnv = Type.Object({
     default: 1000,
     description: 'How long app configuration is cached in process (invalidated over pub/sub).',
   }),
-  WEBHOOK_TIMEOUT_MS: ms(15_000, 100, 'Per attempt: a 2xx must arrive within this time.'),
+  WEBHOOK_TIMEOUT_MS: ms(
+    15_000,
+    100,
+    'A 2xx must arrive within this time after the request is sent (connecting has as long again).',
+  ),
   WEBHOOK_RETRY_SCHEDULE: Type.String({
     default: DEFAULT_RETRY_SCHEDULE,
     pattern: SCHEDULE_PATTERN,

@@ -143,6 +143,26 @@ describe('webhook delivery', () => {
     expect(receiver.of('elsewhere')).toEqual([]);
   });
 
+  it('an attempt without a response within WEBHOOK_TIMEOUT_MS fails and is retried', async () => {
+    const quick = new TestGateway();
+    try {
+      await quick.createApp({ app_id: 'sleepy', webhook_url: receiver.url('sleepy') });
+      let calls = 0;
+      receiver.respond('sleepy', () => ({ status: 200, delayMs: ++calls === 1 ? 2000 : 0 }));
+      await quick.dispatcher({ WEBHOOK_TIMEOUT_MS: '300', WEBHOOK_RETRY_SCHEDULE: '0,50ms' });
+      const event = await quick.publishSeq('sleepy', 1);
+      await receiver.until(() => receiver.of('sleepy').length === 2);
+      const [first, second] = receiver.of('sleepy');
+      expect(second?.headers['webhook-id']).toBe(event.event_id);
+      // Retried after the 300 ms timeout and 50 ms, long before the first answer would come.
+      const gap = (second?.at ?? 0) - (first?.at ?? 0);
+      expect(gap).toBeGreaterThanOrEqual(340);
+      expect(gap).toBeLessThan(1500);
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('serves metrics and health on its own port', async () => {
     const health = await fetch(`http://127.0.0.1:${dispatcher.metricsPort}/health`);
     expect(health.status).toBe(200);

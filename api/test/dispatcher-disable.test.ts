@@ -49,6 +49,9 @@ describe('disabling a failing app', () => {
       })
       .toBe(true);
     // Its waiting events were dead-lettered with it, in order; only the first was ever tried.
+    await expect
+      .poll(async () => (await admin('GET', '/admin/apps/dying/dead-letters')).json().total)
+      .toBe(3);
     const letters = (await admin('GET', '/admin/apps/dying/dead-letters')).json<DeadLetterList>();
     expect(letters.dead_letters.map((l) => l.event_id)).toEqual(published.map((e) => e.event_id));
     expect(letters.dead_letters.map((l) => l.reason)).toEqual([

@@ -15,7 +15,7 @@ import { loadDispatcherConfig, type DispatcherConfig } from '../src/dispatcher-c
 import { AppStore, type AppRecord } from '../src/domain/apps.js';
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../src/webhooks/start.js';
 
-/** One webhook request as the receiver saw it. */
+/** One webhook request as the receiver saw it (recorded when it arrived). */
 export interface Received {
   readonly appId: string;
   readonly headers: IncomingHttpHeaders;
@@ -60,10 +60,10 @@ export class Receiver {
           at: Date.now(),
         };
         const answer: Answer = (this.responders.get(appId) ?? (() => ({ status: 200 })))(received);
+        this.requests.push(received);
+        this.notify();
         const reply = (): void => {
-          this.requests.push(received);
-          res.writeHead(answer.status, answer.headers).end('ok');
-          this.notify();
+          if (!res.destroyed) res.writeHead(answer.status, answer.headers).end('ok');
         };
         if (answer.delayMs) setTimeout(reply, answer.delayMs);
         else reply();

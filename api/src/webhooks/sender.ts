@@ -68,13 +68,23 @@ function vettedLookup(resolve: Resolver, allowPrivate: boolean) {
   };
 }
 
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+const CHECKED_URLS_MAX = 10_000;
+
 /**
- * POSTs webhooks with undici: one keep-alive pool per receiver origin, every attempt bounded by
- * `timeoutMs` from connect to the end of the response. Redirects are not followed: only a 2xx
- * counts as delivered.
+ * POSTs webhooks with undici: one keep-alive pool per receiver origin. Connecting, the response
+ * headers after the request and each part of the body are each bounded by `timeoutMs` with
+ * undici's own timers (cheaper than a timer and an AbortSignal per request). Redirects are not
+ * followed: only a 2xx counts as delivered.
  */
 export class WebhookSender {
   private readonly agent: Agent;
+  /** Per webhook_url: why it is refused before any lookup (a forbidden IP literal), or null. */
+  private readonly checkedUrls = new Map<string, string | null>();
 
   constructor(private readonly o: SenderOptions) {
     this.agent = new Agent({
@@ -91,19 +101,14 @@ export class WebhookSender {
   }
 
   async send(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
-    if (!URL.canParse(url)) return failed(null, 'invalid webhook_url');
-    const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
-    // An IP literal never goes through the lookup above.
-    if (!this.o.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) {
-      return failed(null, `${host} is a forbidden address`);
-    }
+    const refusal = this.refusal(url);
+    if (refusal) return failed(null, refusal);
     try {
       const response = await request(url, {
         method: 'POST',
         headers,
         body,
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(this.o.timeoutMs),
       });
       await response.body.dump().catch(() => undefined);
       const status = response.statusCode;
@@ -124,6 +129,22 @@ export class WebhookSender {
   async close(): Promise<void> {
     await this.agent.close();
   }
+
+  /** Why a URL is refused before connecting: unparseable, or a forbidden IP literal. */
+  private refusal(url: string): string | null {
+    let refusal = this.checkedUrls.get(url);
+    if (refusal !== undefined) return refusal;
+    if (!URL.canParse(url)) refusal = 'invalid webhook_url';
+    else {
+      const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+      // An IP literal never goes through the lookup above.
+      const forbidden = !this.o.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host);
+      refusal = forbidden ? `${host} is a forbidden address` : null;
+    }
+    if (this.checkedUrls.size >= CHECKED_URLS_MAX) this.checkedUrls.clear();
+    this.checkedUrls.set(url, refusal);
+    return refusal;
+  }
 }
 
 const failed = (status: number | null, error: string): AttemptResult => ({
@@ -140,10 +161,8 @@ function describe(err: unknown, timeoutMs: number): string {
   if (!(err instanceof Error)) return String(err);
   const cause: NodeJS.ErrnoException | undefined =
     err.cause instanceof Error ? err.cause : undefined;
-  if (err.name === 'TimeoutError' || err.name === 'AbortError') {
-    return `no response within ${timeoutMs} ms`;
-  }
   const code = (err as NodeJS.ErrnoException).code ?? cause?.code;
+  if (code && TIMEOUT_CODES.has(code)) return `no response within ${timeoutMs} ms`;
   if (code === FORBIDDEN) return (cause ?? err).message;
   return code ? `${code}: ${err.message}` : err.message;
 }
