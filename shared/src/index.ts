@@ -31,17 +31,6 @@ export { KafkaEventBus, KAFKA_GROUP } from './bus/kafka-bus.js';
 export { SHARD_GROUP } from './bus/shard-streams.js';
 export { shardOf, streamPosition, offsetPosition } from './bus/shard.js';
 
-export { createEventPublisher } from './bus/publisher.js';
-export { createEventBus } from './bus/create.js';
-export type { EventBusDeps } from './bus/create.js';
-export { BusEnv } from './bus/config.js';
-export type { BusConfig } from './bus/config.js';
-export type { BusEvent, BusHandler, EventBus } from './bus/types.js';
-export { RedisEventBus } from './bus/redis-bus.js';
-export { KafkaEventBus, KAFKA_GROUP } from './bus/kafka-bus.js';
-export { SHARD_GROUP } from './bus/shard-streams.js';
-export { shardOf, streamPosition, offsetPosition } from './bus/shard.js';
-
 export {
   SessionCommandBodies,
   SESSION_COMMAND_NAMES,
