@@ -169,6 +169,7 @@ describe('webhook delivery', () => {
     expect(await health.json()).toEqual({
       status: 'ok',
       partitions: expect.arrayContaining(['shard-0', 'shard-1', 'shard-2', 'shard-3']),
+      routing: true,
     });
     const text = await (await fetch(`http://127.0.0.1:${dispatcher.metricsPort}/metrics`)).text();
     for (const name of [

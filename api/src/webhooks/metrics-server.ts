@@ -10,11 +10,15 @@ export interface MetricsServer {
 
 /**
  * The dispatcher's operator endpoints: GET /metrics (Prometheus text) and GET /health (200
- * `{status:"ok", partitions}` while Redis is reachable, else 503); nothing else is served.
+ * `{status:"ok", partitions, routing}` while Redis is reachable, else 503); nothing else.
  */
 export async function startMetricsServer(
   registry: Registry,
-  health: () => { readonly ok: boolean; readonly partitions: readonly string[] },
+  health: () => {
+    readonly ok: boolean;
+    readonly partitions: readonly string[];
+    readonly routing: boolean;
+  },
   options: { readonly host: string; readonly port: number },
   log: Logger,
 ): Promise<MetricsServer> {
@@ -30,10 +34,10 @@ export async function startMetricsServer(
       return;
     }
     if (req.method === 'GET' && req.url === '/health') {
-      const { ok, partitions } = health();
+      const { ok, partitions, routing } = health();
       res
         .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ status: ok ? 'ok' : 'redis_unreachable', partitions }));
+        .end(JSON.stringify({ status: ok ? 'ok' : 'redis_unreachable', partitions, routing }));
       return;
     }
     res.writeHead(404).end();

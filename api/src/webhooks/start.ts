@@ -115,7 +115,7 @@ export async function startDispatcher(
   try {
     server = await startMetricsServer(
       metrics.registry,
-      () => ({ ok: redis.status === 'ready', partitions: bus.owned() }),
+      () => ({ ok: redis.status === 'ready', partitions: bus.owned(), routing: bus.routing() }),
       { host: config.DISPATCHER_HOST, port: config.DISPATCHER_METRICS_PORT },
       log,
     );

@@ -132,6 +132,10 @@ export class KafkaEventBus implements EventBus {
     return [...this.tracks.keys()].map(partitionName);
   }
 
+  routing(): boolean {
+    return this.router.running;
+  }
+
   async ack(event: BusEvent): Promise<void> {
     const partition = Number(event.partition.slice('kafka-'.length));
     const track = this.tracks.get(partition);

@@ -110,8 +110,7 @@ export class RedisEventBus implements EventBus {
     return this.ownership.owned();
   }
 
-  /** Whether this process routes the ingest stream now. */
-  get routing(): boolean {
+  routing(): boolean {
     return this.router.running;
   }
 

@@ -46,6 +46,8 @@ export interface EventBus {
   ack(event: BusEvent): Promise<void>;
   /** The partitions this process reads now. */
   owned(): readonly string[];
+  /** Whether this process routes the ingest stream onto the bus now (one does at a time). */
+  routing(): boolean;
   /** Stops reading, waits for `revoked` of every owned partition, releases leases. */
   stop(): Promise<void>;
 }
