@@ -157,7 +157,7 @@ describe('Redis event bus', () => {
     );
   });
 
-  it("shares the shards between live buses and takes a stopped one's over", async () => {
+  it("shares the shards and the router between live buses, and takes a stopped one's over", async () => {
     setUp();
     const a = bus();
     const b = bus();
