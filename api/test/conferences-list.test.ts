@@ -194,7 +194,8 @@ describe('GET /conferences', () => {
   });
 
   it('a cursor for a position past the end answers an empty last page', async () => {
-    const cursor = b64({ s: Date.now() + 86_400_000, id: ROOM });
+    // Positions are creation times in µs.
+    const cursor = b64({ s: (Date.now() + 86_400_000) * 1000, id: ROOM });
     const res = await list(`?cursor=${cursor}`);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ conferences: [], cursor: '' });

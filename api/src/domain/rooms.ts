@@ -101,7 +101,12 @@ export async function listRooms(
     const count = resultOf(replies[2 * i + 1]);
     if (typeof name !== 'string') return []; // destroyed while this page was read
     return [
-      { room_id: id, name, members: Number(count), created_at: new Date(score).toISOString() },
+      {
+        room_id: id,
+        name,
+        members: Number(count),
+        created_at: new Date(Math.floor(score / 1000)).toISOString(),
+      },
     ];
   });
   return { conferences, cursor: page.next ? encodeCursor(page.next) : '' };

@@ -4,7 +4,8 @@
 
   KEYS[1] the app's room-name index (hash name → room id)
   KEYS[2] the new room's hash
-  KEYS[3] the app's rooms (zset scored by creation time, ms)
+  KEYS[3] the app's rooms (zset scored by creation time in µs: rooms created one after the other
+          keep their order, which whole milliseconds did not)
 
   ARGV[1] app id    ARGV[2] room name    ARGV[3] room id    ARGV[4] host node prefix
 
@@ -16,7 +17,8 @@ end
 
 -- Server time, so that rooms created through different api replicas order consistently.
 local t = redis.call('TIME')
-local createdAt = t[1] * 1000 + math.floor(t[2] / 1000)
+local createdUs = t[1] * 1000000 + t[2]
+local createdAt = math.floor(createdUs / 1000)
 
 redis.call('HSET', KEYS[2],
   'app_id', ARGV[1],
@@ -27,5 +29,6 @@ redis.call('HSET', KEYS[2],
   'playback_volume', 0,
   'playback_urls', '[]',
   'playback_operation_id', '')
-redis.call('ZADD', KEYS[3], createdAt, ARGV[3])
+-- %.0f: Lua would print a number this large with 14 significant digits and lose the µs.
+redis.call('ZADD', KEYS[3], string.format('%.0f', createdUs), ARGV[3])
 return {0, createdAt}
