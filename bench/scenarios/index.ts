@@ -2,6 +2,7 @@ import type { Scenario } from '../lib/scenario.js';
 import { apiCommand } from './api-command.js';
 import { conferenceChurn } from './conference-churn.js';
 import { mediaNode } from './media-node.js';
+import { webhooks } from './webhooks.js';
 
 /** Every scenario `npm run bench` runs, in order. A new scenario is one file and one line here. */
-export const SCENARIOS: readonly Scenario[] = [apiCommand, mediaNode, conferenceChurn];
+export const SCENARIOS: readonly Scenario[] = [apiCommand, mediaNode, conferenceChurn, webhooks];

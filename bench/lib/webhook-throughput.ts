@@ -1,0 +1,199 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  createEventPublisher,
+  envelope,
+  RedisKeys,
+  spawnRedis,
+  type EventPayload,
+} from '@voicegw/shared';
+import { Redis } from 'ioredis';
+import { request } from 'undici';
+import { AppStore } from './api-workspace.js';
+import { startChildServer } from './child-server.js';
+import type { BenchOptions } from './options.js';
+import { redisCpuMs } from './redis-info.js';
+import { WebhookReceiver } from './webhook-receiver.js';
+
+/** Apps the events are spread over; the dispatcher has one request in flight per app. */
+export const WEBHOOK_APPS = 100;
+/** The dispatcher's default WEBHOOK_CONNECTIONS_PER_ORIGIN, given to the raw loop as well. */
+const CONNECTIONS_PER_ORIGIN = 32;
+/** Events in the backlog at most (Redis memory: each is in the ingest and a shard stream). */
+const MAX_EVENTS = 300_000;
+const PREFIX = 'benchwh';
+
+export interface SenderRun {
+  readonly delivered: number;
+  readonly seconds: number;
+  readonly perSec: number;
+  /** CPU µs per webhook of the sending process; of Redis (dispatcher only). */
+  readonly cpuUs: number;
+  readonly redisCpuUs: number;
+  readonly failed: number;
+}
+
+export interface ThroughputResult {
+  readonly raw: SenderRun;
+  readonly dispatcher: SenderRun;
+  /** Events published before the dispatcher started: warm-up plus measured. */
+  readonly published: number;
+  readonly warmup: number;
+  /** Requests the receiver had once the dispatcher drained the backlog (repeats included). */
+  readonly received: number;
+  readonly redisVersion: string;
+}
+
+const commandResult = (i: number): EventPayload<'command.result'> => ({
+  event: 'command.result',
+  session_uuid: `bench-${randomUUID()}`,
+  operation_id: randomUUID(),
+  command: 'playback/stop',
+  command_uid: `wh.${i}`,
+  success: true,
+});
+
+/**
+ * Webhooks/s of one dispatcher draining a backlog published through the real publisher into a
+ * real Redis (AOF everysec), against a bare undici POST loop with the same bodies, receiver,
+ * requests in flight (one per app) and connections per origin. Each sender runs in a child
+ * process; the receiver is this process.
+ */
+export async function measureThroughput(
+  options: BenchOptions,
+  log: (line: string) => void,
+): Promise<ThroughputResult> {
+  const redisServer = await spawnRedis({ appendOnly: true });
+  const redis = new Redis(redisServer.url);
+  const receiver = await WebhookReceiver.start();
+  const keys = new RedisKeys(PREFIX);
+  try {
+    const store = new AppStore(redis, keys);
+    const appIds = Array.from({ length: WEBHOOK_APPS }, (_, i) => `bench_wh_${i}`);
+    for (const appId of appIds) {
+      await store.save({
+        app_id: appId,
+        webhook_url: `${receiver.url}/${appId}`,
+        api_key: `key-${randomBytes(16).toString('hex')}`,
+        rate_limit: 0,
+        events: [],
+        webhook_secret: `whsec_${randomBytes(24).toString('base64')}`,
+        created_at: new Date().toISOString(),
+      });
+    }
+    const bodies = appIds.map((appId, i) => JSON.stringify(envelope(appId, commandResult(i))));
+
+    log(`baseline: raw undici POST loop, ${WEBHOOK_APPS} in flight, ${options.durationSec} s`);
+    const raw = await rawLoop(receiver, bodies, options);
+
+    const warmup = Math.min(MAX_EVENTS / 4, Math.round(raw.perSec * options.warmupSec * 0.5));
+    const measured = Math.min(MAX_EVENTS, Math.round(raw.perSec * options.durationSec * 0.7));
+    const published = warmup + measured;
+    log(`publishing ${published} events over ${WEBHOOK_APPS} apps (dispatcher not running)`);
+    const publisher = createEventPublisher({ REDIS_PREFIX: PREFIX }, redis);
+    for (let sent = 0; sent < published;) {
+      const batch = Math.min(2000, published - sent);
+      await Promise.all(
+        Array.from({ length: batch }, (_, k) => {
+          const i = sent + k;
+          return publisher.publish(appIds[i % WEBHOOK_APPS] ?? '', commandResult(i));
+        }),
+      );
+      sent += batch;
+    }
+
+    log(`dispatcher: draining ${warmup} (warm-up) + ${measured} (measured) events`);
+    receiver.received = 0;
+    const dispatcher = await startChildServer({
+      file: 'dispatcher-server.ts',
+      env: { BENCH_REDIS_URL: redisServer.url, BENCH_REDIS_PREFIX: PREFIX },
+      cpuProfileDir: options.cpuProfileDir,
+    });
+    try {
+      const timeoutMs = (options.durationSec * 20 + 60) * 1000;
+      const start = await within(receiver.reached(warmup), timeoutMs, 'warm-up webhooks');
+      const cpu0 = dispatcher.cpuMs() ?? Number.NaN;
+      const redis0 = await redisCpuMs(redis);
+      const end = await within(receiver.reached(published), timeoutMs, 'measured webhooks');
+      const cpu1 = dispatcher.cpuMs() ?? Number.NaN;
+      const redis1 = await redisCpuMs(redis);
+      const seconds = (end - start) / 1000;
+      // Repeats (at-least-once) would show as more requests than events.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return {
+        raw,
+        dispatcher: {
+          delivered: measured,
+          seconds,
+          perSec: measured / seconds,
+          cpuUs: ((cpu1 - cpu0) * 1000) / measured,
+          redisCpuUs: ((redis1 - redis0) * 1000) / measured,
+          failed: 0,
+        },
+        published,
+        warmup,
+        received: receiver.received,
+        redisVersion: /^redis_version:(\S+)/m.exec(await redis.info('server'))?.[1] ?? 'unknown',
+      };
+    } finally {
+      await dispatcher.stop();
+    }
+  } finally {
+    await receiver.close();
+    redis.disconnect();
+    await redisServer.stop();
+  }
+}
+
+async function rawLoop(
+  receiver: WebhookReceiver,
+  bodies: readonly string[],
+  options: BenchOptions,
+): Promise<SenderRun> {
+  const sender = await startChildServer({
+    file: 'raw-webhook-server.ts',
+    cpuProfileDir: options.cpuProfileDir,
+  });
+  const run = async (durationSec: number) => {
+    const response = await request(`${sender.origin}/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        url: `${receiver.url}/raw`,
+        bodies,
+        inFlight: WEBHOOK_APPS,
+        connections: CONNECTIONS_PER_ORIGIN,
+        durationSec,
+      }),
+      headersTimeout: (durationSec + 30) * 1000,
+    });
+    return (await response.body.json()) as { ok: number; failed: number; seconds: number };
+  };
+  try {
+    await run(options.warmupSec);
+    const cpu0 = sender.cpuMs() ?? Number.NaN;
+    const result = await run(options.durationSec);
+    const cpu1 = sender.cpuMs() ?? Number.NaN;
+    return {
+      delivered: result.ok,
+      seconds: result.seconds,
+      perSec: result.ok / result.seconds,
+      cpuUs: ((cpu1 - cpu0) * 1000) / result.ok,
+      redisCpuUs: Number.NaN,
+      failed: result.failed,
+    };
+  } finally {
+    await sender.stop();
+  }
+}
+
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
