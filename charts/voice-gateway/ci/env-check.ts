@@ -105,7 +105,16 @@ export function checkEnvironment(objects: readonly KubeObject[]): string[] {
     if (!found) continue; // not rendered with these values (the dispatcher can be disabled)
     const { workload, container } = found;
     const pod = `${workload.metadata.name}-0`;
-    const variables = (container.env ?? []).map((v) => [v.name, resolve(v, pod, objects)] as const);
+    // Kubernetes expands $(NAME) from variables defined earlier in the same container.
+    const earlier = new Map<string, string>();
+    const variables = (container.env ?? []).map((v) => {
+      const value = resolve(v, pod, objects).replace(
+        /\$\(([A-Z0-9_]+)\)/g,
+        (ref, name: string) => earlier.get(name) ?? ref,
+      );
+      earlier.set(v.name, value);
+      return [v.name, value] as const;
+    });
     const where = `${workload.kind} ${workload.metadata.name}, container ${container.name}`;
     problems.push(...checkProcessEnv(process, variables, where));
   }
