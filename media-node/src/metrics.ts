@@ -32,6 +32,12 @@ export class NodeMetrics {
     registers: [this.registry],
   });
 
+  readonly eslConnected = new Gauge({
+    name: 'voicegw_media_esl_connected',
+    help: '1 while the event socket to FreeSWITCH is connected, 0 otherwise.',
+    registers: [this.registry],
+  });
+
   readonly activeSessions = new Gauge({
     name: 'voicegw_media_active_sessions',
     help: 'Sessions this node owns now.',

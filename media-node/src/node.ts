@@ -165,13 +165,17 @@ export async function startMediaNode(
   let synced: Promise<void> = Promise.resolve();
   node.esl.on('connected', () => {
     if (connections++ > 0) node.metrics.eslReconnects.inc();
+    node.metrics.eslConnected.set(1);
     const connectedAt = Date.now();
     synced = synced
       .then(() => resync(node, connectedAt))
       .catch((err: unknown) => log.error({ err }, 'resync failed'));
     void heartbeat.beat();
   });
-  node.esl.on('disconnected', () => void heartbeat.beat());
+  node.esl.on('disconnected', () => {
+    node.metrics.eslConnected.set(0);
+    void heartbeat.beat();
+  });
   node.esl.start();
   try {
     await node.esl.waitConnected(config.ESL_CONNECT_TIMEOUT_MS);

@@ -24,6 +24,7 @@ describe('metrics and health', () => {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(text).toMatch(/voicegw_media_inbound_calls_total\{[^}]*outcome="rejected"[^}]*\} 1/);
     expect(text).toContain('voicegw_media_active_sessions');
+    expect(text).toMatch(/voicegw_media_esl_connected\{[^}]*\} 1\n/);
   });
 });
 
