@@ -1,0 +1,192 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// docs/quickstart.md is the single source: this test runs its shell blocks and the receiver file
+// it includes, against `npm start`, with the documented ports swapped for free ones.
+
+const root = resolve(import.meta.dirname, '../..');
+const doc = readFileSync(join(root, 'docs/quickstart.md'), 'utf8');
+const receiverFile = readFileSync(join(root, 'docs/quickstart/receiver.mjs'), 'utf8');
+const blocks = [...doc.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map(([, lang, code]) => ({
+  lang: lang ?? '',
+  code: code ?? '',
+}));
+const shell = blocks.filter((block) => block.lang === 'sh').map((block) => block.code);
+const launcherBlock = shell.find((code) => code.includes('npm start')) ?? '';
+const receiverBlock = shell.find((code) => code.includes('receiver.mjs')) ?? '';
+const steps = shell.filter((code) => code !== launcherBlock && code !== receiverBlock);
+
+const freePort = (): Promise<number> =>
+  new Promise((done, fail) => {
+    const server = createServer().once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+
+const pollUntil = async <T>(probe: () => T | undefined, ms: number): Promise<T | undefined> => {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+/** A process group started here (so that stopping it is Ctrl-C in its terminal), with its output. */
+class Terminal {
+  output = '';
+  readonly process: ChildProcess;
+  constructor(command: string, env: NodeJS.ProcessEnv) {
+    this.process = spawn('bash', ['-c', command], { cwd: root, env, detached: true });
+    for (const stream of [this.process.stdout, this.process.stderr])
+      stream?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+  }
+  async stop(): Promise<void> {
+    const { pid, exitCode } = this.process;
+    if (pid === undefined || exitCode !== null) return;
+    const exited = new Promise((r) => this.process.once('exit', r));
+    process.kill(-pid, 'SIGINT');
+    const timer = setTimeout(() => process.kill(-pid, 'SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+describe('docs/quickstart.md, run as written against npm start', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'voicegw-quickstart-'));
+  const state = join(dataDir, 'shell-state.sh');
+  const ports = new Map<string, number>();
+  let gateway: Terminal;
+  let receiver: Terminal;
+
+  /** One documented shell step in bash, variables kept from the steps before, as in one terminal. */
+  const run = (code: string): string => {
+    let script = code;
+    for (const [documented, port] of ports)
+      script = script.replaceAll(documented, `127.0.0.1:${port}`);
+    const names = [...script.matchAll(/^([A-Z_]+)=/gm)].map(([, name]) => name).join(' ');
+    const result = spawnSync(
+      'bash',
+      [
+        '-c',
+        `set -eo pipefail; . "${state}"\n${script}\n${names ? `declare -p ${names} >> "${state}"` : ''}`,
+      ],
+      { cwd: root, encoding: 'utf8', timeout: 15_000 },
+    );
+    if (result.status !== 0) throw new Error(`step failed: ${script}\n${result.stderr}`);
+    return result.stdout;
+  };
+  /** Polls `probe` until it gives a value; on timeout the error shows what both terminals said. */
+  const until = async <T>(what: string, probe: () => T | undefined, ms = 20_000): Promise<T> => {
+    const value = await pollUntil(probe, ms);
+    if (value !== undefined) return value;
+    const tail = (terminal: Terminal | undefined): string => terminal?.output.slice(-3000) ?? '';
+    throw new Error(
+      `timed out waiting for ${what}\n--- npm start\n${tail(gateway)}\n--- receiver\n${tail(receiver)}`,
+    );
+  };
+  /** The receiver's log, one event per line: `<event> <json body>`. */
+  const received = (name: string): Array<Record<string, unknown>> =>
+    receiver.output
+      .split('\n')
+      .filter((line) => line.startsWith(`${name} {`))
+      .map((line) => JSON.parse(line.slice(name.length + 1)) as Record<string, unknown>);
+
+  beforeAll(async () => {
+    writeFileSync(state, '');
+    const api = await freePort();
+    const sim = await freePort();
+    const media = await freePort();
+    const hook = await freePort();
+    ports.set('127.0.0.1:8080', api).set('127.0.0.1:8090', sim).set('127.0.0.1:9464', media);
+    ports.set('127.0.0.1:3000', hook);
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of ['REDIS_URL', 'FS_ESL_HOST', 'KAFKA_BROKERS', 'EVENT_BUS', 'ADMIN_API_KEY'])
+      delete env[name];
+    gateway = new Terminal(launcherBlock.trim(), {
+      ...env,
+      PORT: String(api),
+      SIM_HTTP_PORT: String(sim),
+      SIM_ESL_PORT: String(await freePort()),
+      SIM_SIP_PORT: '0',
+      MEDIA_METRICS_PORT: String(media),
+      RECORDING_PORT: String(await freePort()),
+      DISPATCHER_METRICS_PORT: String(await freePort()),
+      DATA_DIR: dataDir,
+    });
+    receiver = new Terminal(receiverBlock.trim(), {
+      ...env,
+      PORT: String(hook),
+      API: `http://127.0.0.1:${api}`,
+    });
+    await until('the receiver', () => (receiver.output.includes('receiver on') ? true : undefined));
+  }, 30_000);
+
+  afterAll(async () => {
+    await Promise.all([receiver?.stop(), gateway?.stop()]);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('shows the receiver it runs, and has the steps this test follows', () => {
+    expect(blocks.filter((block) => block.lang === 'js').map((block) => block.code)).toEqual([
+      receiverFile,
+    ]);
+    expect(launcherBlock).toBe('ADMIN_API_KEY=admin-secret-0123456789 npm start\n');
+    expect(receiverBlock).toBe('node docs/quickstart/receiver.mjs\n');
+    expect(steps).toHaveLength(5);
+  });
+
+  it('answers a simulated call, collects the digits pressed and hangs up', async () => {
+    const [ready, createApp, placeCall, pressDigits, listCalls] = steps as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    // Repeated until both say ok, as the page says.
+    await until('the api and the media node', () => {
+      try {
+        return run(ready) === '{"status":"ok"}{"status":"ok"}' ? true : undefined;
+      } catch {
+        return undefined; // not listening yet
+      }
+    });
+    expect(run(createApp)).toMatch(/^\{"success":true,"app_id":"quickstart".*\{"success":true/);
+
+    run(placeCall);
+    const started = await until('play_and_get_digits to start', () =>
+      received('command.result').find((event) => event.command === 'play_and_get_digits'),
+    );
+    expect(started.success).toBe(true);
+    const [call] = received('call.new');
+    expect(call).toMatchObject({
+      app_id: 'quickstart',
+      did: '0733000000',
+      caller_id: '0501112222',
+    });
+
+    expect(JSON.parse(run(pressDigits))).toMatchObject({ digits: '1234#' });
+    const [hangup] = await until('call.hangup', () => {
+      const events = received('call.hangup');
+      return events.length > 0 ? events : undefined;
+    });
+    expect(received('digits.collected')).toEqual([
+      expect.objectContaining({ digits: '1234', terminator: '#', status: 'success' }),
+    ]);
+    expect(receiver.output).toContain('digits: 1234\n');
+    expect(hangup).toMatchObject({
+      session_uuid: call?.session_uuid,
+      hangup_cause: 'completed',
+    });
+    await until('the call to be gone', () =>
+      run(listCalls).trim() === '{"calls":[]}' ? true : undefined,
+    );
+  }, 40_000);
+});
