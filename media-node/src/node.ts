@@ -7,8 +7,10 @@ import {
   LuaScripts,
   NodeRegistry,
   RedisKeys,
+  startOperatorServer,
   type EventPublisher,
   type Logger,
+  type OperatorServer,
 } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import { Heartbeat } from './cluster/heartbeat.js';
@@ -21,7 +23,6 @@ import { SUBSCRIBED_EVENTS } from './esl/event.js';
 import { Rooms } from './conference/rooms.js';
 import { EventRouter } from './esl/router.js';
 import { MediaCache } from './media/cache.js';
-import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { NodeMetrics } from './metrics.js';
 import { Recorder } from './recording/recorder.js';
 import { acceptInbound, inboundFromPark } from './session/inbound.js';
@@ -187,11 +188,14 @@ export async function startMediaNode(
   await heartbeat.start();
   await consumer.start();
   sweeper.start();
-  let metricsServer: MetricsServer | undefined;
+  let metricsServer: OperatorServer | undefined;
   if (config.METRICS_PORT > 0) {
-    metricsServer = await startMetricsServer(
+    metricsServer = await startOperatorServer(
       node.metrics.registry,
-      () => node.esl.connected,
+      () => {
+        const ok = node.esl.connected;
+        return { ok, body: { status: ok ? 'ok' : 'freeswitch_unreachable' } };
+      },
       { host: config.METRICS_HOST, port: config.METRICS_PORT },
       log,
     );

@@ -76,3 +76,5 @@ export { NodeRegistry, PrefixCollisionError } from './nodes/registry.js';
 export type { NodeHeartbeat, LiveNode } from './nodes/registry.js';
 
 export { createMetricsRegistry } from './metrics.js';
+export { startOperatorServer } from './operator-server.js';
+export type { HealthReport, OperatorServer } from './operator-server.js';

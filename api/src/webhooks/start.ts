@@ -6,9 +6,11 @@ import {
   createRedis,
   LuaScripts,
   RedisKeys,
+  startOperatorServer,
   type BusEvent,
   type EventBus,
   type Logger,
+  type OperatorServer,
 } from '@voicegw/shared';
 import type { DispatcherConfig } from '../dispatcher-config.js';
 import { AppDirectory } from '../domain/app-directory.js';
@@ -19,7 +21,6 @@ import { WebhookDispatcher } from './dispatcher.js';
 import { Lanes } from './lanes.js';
 import { Limit } from './limit.js';
 import { DispatcherMetrics } from './metrics.js';
-import { startMetricsServer, type MetricsServer } from './metrics-server.js';
 import { parseSchedule, RetryPolicy } from './schedule.js';
 import { WebhookSender } from './sender.js';
 
@@ -111,11 +112,19 @@ export async function startDispatcher(
   });
   stats.source = dispatcher;
 
-  let server: MetricsServer | undefined;
+  let server: OperatorServer | undefined;
   try {
-    server = await startMetricsServer(
+    server = await startOperatorServer(
       metrics.registry,
-      () => ({ ok: redis.status === 'ready', partitions: bus.owned(), routing: bus.routing() }),
+      () => {
+        const ok = redis.status === 'ready';
+        const body = {
+          status: ok ? 'ok' : 'redis_unreachable',
+          partitions: bus.owned(),
+          routing: bus.routing(),
+        };
+        return { ok, body };
+      },
       { host: config.DISPATCHER_HOST, port: config.DISPATCHER_METRICS_PORT },
       log,
     );

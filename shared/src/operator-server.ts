@@ -1,27 +1,29 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '@voicegw/shared';
 import type { Registry } from 'prom-client';
+import type { Logger } from './logger.js';
 
-export interface MetricsServer {
+/** What a process says on GET /health: 200 when `ok`, else 503, with `body` as JSON. */
+export interface HealthReport {
+  readonly ok: boolean;
+  readonly body: Record<string, unknown>;
+}
+
+export interface OperatorServer {
   readonly port: number;
   close(): Promise<void>;
 }
 
 /**
- * The dispatcher's operator endpoints: GET /metrics (Prometheus text) and GET /health (200
- * `{status:"ok", partitions, routing}` while Redis is reachable, else 503); nothing else.
+ * The operator endpoints of a process without an HTTP API of its own (media node, dispatcher):
+ * GET /metrics (Prometheus text) and GET /health; nothing else is served.
  */
-export async function startMetricsServer(
+export async function startOperatorServer(
   registry: Registry,
-  health: () => {
-    readonly ok: boolean;
-    readonly partitions: readonly string[];
-    readonly routing: boolean;
-  },
+  health: () => HealthReport,
   options: { readonly host: string; readonly port: number },
   log: Logger,
-): Promise<MetricsServer> {
+): Promise<OperatorServer> {
   const server: Server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/metrics') {
       registry.metrics().then(
@@ -34,10 +36,10 @@ export async function startMetricsServer(
       return;
     }
     if (req.method === 'GET' && req.url === '/health') {
-      const { ok, partitions, routing } = health();
+      const { ok, body } = health();
       res
         .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ status: ok ? 'ok' : 'redis_unreachable', partitions, routing }));
+        .end(JSON.stringify(body));
       return;
     }
     res.writeHead(404).end();
