@@ -1,5 +1,5 @@
 import { createLogger } from '@voicegw/shared';
-import { loadDispatcherConfig } from './dispatcher-config.js';
+import { loadDispatcherConfig } from './webhooks/config.js';
 import { startDispatcher } from './webhooks/start.js';
 
 /** The webhook dispatcher process: consume the event bus, deliver webhooks, close on a signal. */

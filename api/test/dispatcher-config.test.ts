@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DispatcherEnv, loadDispatcherConfig } from '../src/dispatcher-config.js';
+import { DispatcherEnv, loadDispatcherConfig } from '../src/webhooks/config.js';
 import { parseRetryAfter, parseSchedule, RetryPolicy } from '../src/webhooks/schedule.js';
 
 const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');

@@ -11,7 +11,7 @@ import {
 } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
-import { loadDispatcherConfig, type DispatcherConfig } from '../src/dispatcher-config.js';
+import { loadDispatcherConfig, type DispatcherConfig } from '../src/webhooks/config.js';
 import { AppStore, type AppRecord } from '../src/domain/apps.js';
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../src/webhooks/start.js';
 

@@ -8,5 +8,5 @@
 export { buildApp } from '../../api/src/app.js';
 export { loadApiConfig } from '../../api/src/config.js';
 export { AppStore } from '../../api/src/domain/apps.js';
-export { loadDispatcherConfig } from '../../api/src/dispatcher-config.js';
+export { loadDispatcherConfig } from '../../api/src/webhooks/config.js';
 export { startDispatcher } from '../../api/src/webhooks/start.js';

@@ -12,7 +12,7 @@ import {
   type Logger,
   type OperatorServer,
 } from '@voicegw/shared';
-import type { DispatcherConfig } from '../dispatcher-config.js';
+import type { DispatcherConfig } from './config.js';
 import { AppDirectory } from '../domain/app-directory.js';
 import { AppStore } from '../domain/apps.js';
 import type { Resolver } from '../domain/webhook-url.js';

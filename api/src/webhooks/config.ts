@@ -1,6 +1,6 @@
 import { BooleanFlag, BusEnv, CommonEnv, ConfigError, loadConfig } from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
-import { DEFAULT_RETRY_SCHEDULE, SCHEDULE_PATTERN } from './webhooks/schedule.js';
+import { DEFAULT_RETRY_SCHEDULE, SCHEDULE_PATTERN } from './schedule.js';
 
 const ms = (fallback: number, minimum: number, description: string) =>
   Type.Integer({ minimum, default: fallback, description });
