@@ -106,6 +106,14 @@ export const apiCommand: Scenario = {
 
       const halfRate = Math.max(1, Math.round(apiMax.load.requestsPerSec / 2));
       const halfOf = async (server: ChildServer, label: string): Promise<PacedLoadResult> => {
+        // Warmed up like the maximum runs: the server sat idle while the other one was measured.
+        log(`${label}: warm-up ${options.warmupSec} s at ${halfRate} req/s`);
+        await pacedLoad(target(server), {
+          ...options,
+          rate: halfRate,
+          durationSec: options.warmupSec,
+        });
+        await fixture.reset();
         log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
         const result = await pacedLoad(target(server), { ...options, rate: halfRate });
         await fixture.reset();
