@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { KeyedMailbox } from './keyed-mailbox.js';
 
 /** An event as `event json` delivers it: every value a string. */
 export type EslEvent = Readonly<Record<string, string | undefined>>;
@@ -27,8 +28,7 @@ interface Frame {
 export class RawEsl {
   private buffer: Buffer = Buffer.alloc(0);
   private readonly pending: Pending[] = [];
-  private readonly waiters = new Map<string, (event: EslEvent) => void>();
-  private readonly early = new Map<string, { event: EslEvent; at: number }>();
+  private readonly mailbox = new KeyedMailbox<EslEvent>();
 
   private constructor(private readonly socket: Socket) {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -65,21 +65,7 @@ export class RawEsl {
 
   /** The event with this key (see the class comment), now or within `timeoutMs`. */
   once(key: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<EslEvent> {
-    const early = this.early.get(key);
-    if (early) {
-      this.early.delete(key);
-      return Promise.resolve(early.event);
-    }
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(key);
-        reject(new Error(`no ${key} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.waiters.set(key, (event) => {
-        clearTimeout(timer);
-        resolve(event);
-      });
-    });
+    return this.mailbox.once(key, timeoutMs);
   }
 
   close(): void {
@@ -142,21 +128,6 @@ export class RawEsl {
       if (event['Unique-ID']) keys.push(`${action}:${event['Unique-ID']}`);
       if (event['Conference-Name']) keys.push(`${action}:room:${event['Conference-Name']}`);
     }
-    const now = Date.now();
-    for (const key of keys) {
-      const waiter = this.waiters.get(key);
-      if (waiter) {
-        this.waiters.delete(key);
-        waiter(event);
-      } else {
-        this.early.delete(key); // re-inserted last, so the map stays in arrival order
-        this.early.set(key, { event, at: now });
-      }
-    }
-    // Keep early events for 30 s; nobody waits for most of them.
-    for (const [key, { at }] of this.early) {
-      if (now - at < 30_000) break;
-      this.early.delete(key);
-    }
+    this.mailbox.deliver(keys, event);
   }
 }

@@ -1,10 +1,10 @@
 import { EVENT_FIELDS } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
+import { KeyedMailbox } from './keyed-mailbox.js';
 
 /** A published event: the contract payload plus the envelope. */
 export type GatewayEvent = Readonly<Record<string, unknown>> & { readonly event: string };
 
-const EARLY_TTL_MS = 30_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
@@ -16,8 +16,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * benchmark, so the watcher is its only reader and trims what it has read.
  */
 export class EventWatcher {
-  private readonly waiters = new Map<string, (event: GatewayEvent) => void>();
-  private readonly early = new Map<string, { event: GatewayEvent; at: number }>();
+  private readonly mailbox = new KeyedMailbox<GatewayEvent>();
   private lastId: string;
   private stopped = false;
   private readonly loop: Promise<void>;
@@ -44,21 +43,7 @@ export class EventWatcher {
 
   /** The event with this key, already read or within `timeoutMs`. */
   once(key: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<GatewayEvent> {
-    const early = this.early.get(key);
-    if (early) {
-      this.early.delete(key);
-      return Promise.resolve(early.event);
-    }
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(key);
-        reject(new Error(`no ${key} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.waiters.set(key, (event) => {
-        clearTimeout(timer);
-        resolve(event);
-      });
-    });
+    return this.mailbox.once(key, timeoutMs);
   }
 
   async stop(): Promise<void> {
@@ -96,20 +81,6 @@ export class EventWatcher {
     if (typeof event.room_id === 'string' && !session) {
       keys.push(`${event.event}:room:${event.room_id}`);
     }
-    const now = Date.now();
-    for (const key of keys) {
-      const waiter = this.waiters.get(key);
-      if (waiter) {
-        this.waiters.delete(key);
-        waiter(event);
-      } else {
-        this.early.delete(key);
-        this.early.set(key, { event, at: now });
-      }
-    }
-    for (const [key, { at }] of this.early) {
-      if (now - at < EARLY_TTL_MS) break;
-      this.early.delete(key);
-    }
+    this.mailbox.deliver(keys, event);
   }
 }
