@@ -1,4 +1,5 @@
 // Just enough RIFF/WAVE to read a file's duration, and to write the test tones.
+import { wavHeader } from '@voicegw/shared';
 
 export interface WavInfo {
   readonly sampleRate: number;
@@ -45,22 +46,4 @@ export function makeToneWav(durationMs: number, sampleRate = 8000, freq = 440): 
     data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * freq * i) / sampleRate) * 8000), i * 2);
   }
   return Buffer.concat([wavHeader(data.length, sampleRate, 1), data]);
-}
-
-export function wavHeader(dataBytes: number, sampleRate: number, channels: number): Buffer {
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0, 'ascii');
-  h.writeUInt32LE(36 + dataBytes, 4);
-  h.write('WAVE', 8, 'ascii');
-  h.write('fmt ', 12, 'ascii');
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(channels, 22);
-  h.writeUInt32LE(sampleRate, 24);
-  h.writeUInt32LE(sampleRate * channels * 2, 28);
-  h.writeUInt16LE(channels * 2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36, 'ascii');
-  h.writeUInt32LE(dataBytes, 40);
-  return h;
 }
