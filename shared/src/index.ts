@@ -7,7 +7,7 @@ export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';
 export { loadConfig, ConfigError } from './config/load.js';
 export { CommonEnv, BooleanFlag } from './config/common.js';
 
-export { ERRORS, GatewayError, fail } from './errors/catalogue.js';
+export { ERRORS, GatewayError } from './errors/catalogue.js';
 export type { ErrorCode, GatewayErrorOptions } from './errors/catalogue.js';
 
 export * from './ids.js';

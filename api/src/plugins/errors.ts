@@ -30,7 +30,7 @@ function fromFastify(error: FastifyError): GatewayError | undefined {
   return undefined;
 }
 
-export function toGatewayError(error: FastifyError | Error): GatewayError {
+function toGatewayError(error: FastifyError | Error): GatewayError {
   if (error instanceof GatewayError) return error;
   return fromFastify(error as FastifyError) ?? new GatewayError('INTERNAL', { cause: error });
 }

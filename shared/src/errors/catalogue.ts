@@ -68,7 +68,6 @@ export const ERRORS = {
   RECORDING_UNAVAILABLE: { status: 503, message: 'Recording not available' },
   NO_FS_CAPACITY: { status: 503, message: 'No outbound capacity; retry with backoff' },
   NO_MEDIA_NODE: { status: 503, message: 'No media node available; retry with backoff' },
-  UNAVAILABLE: { status: 503, message: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -107,6 +106,3 @@ export class GatewayError extends Error {
     this.headers = options.headers ?? {};
   }
 }
-
-export const fail = (code: ErrorCode, options?: GatewayErrorOptions): GatewayError =>
-  new GatewayError(code, options);

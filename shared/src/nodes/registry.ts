@@ -75,10 +75,6 @@ export class NodeRegistry {
     return (await this.redis.hget(this.keys.nodeHeartbeat(prefix), 'sip_address')) ?? undefined;
   }
 
-  async isAlive(prefix: string): Promise<boolean> {
-    return (await this.redis.exists(this.keys.nodeHeartbeat(prefix))) === 1;
-  }
-
   async live(): Promise<LiveNode[]> {
     const prefixes = await this.redis.smembers(this.keys.nodes());
     if (prefixes.length === 0) return [];
