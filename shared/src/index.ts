@@ -61,6 +61,8 @@ export { createRedis } from './redis/client.js';
 export type { RedisClientOptions } from './redis/client.js';
 export { LuaScripts } from './redis/scripts.js';
 export type { ScriptName } from './redis/scripts.js';
+export { ScriptBatcher } from './redis/script-batcher.js';
+export type { BatchReply, ScriptBatcherOptions } from './redis/script-batcher.js';
 
 export { SessionStore, parseSession, sessionFields } from './sessions/record.js';
 export type { SessionRecord, NewSession, ConferenceState, DialStatus } from './sessions/record.js';

@@ -4,6 +4,7 @@ import {
   GatewayError,
   newOperationId,
   parseSessionId,
+  ScriptBatcher,
   type ErrorCode,
   type SessionCommandArgs,
   type SessionCommandMessage,
@@ -21,7 +22,7 @@ export interface CommandOutcome {
   readonly body: Record<string, unknown>;
 }
 
-/** Negative results of sessionCommand-9.lua, turned into catalogue errors in this one place. */
+/** Negative results of sessionCommands-n.lua, turned into catalogue errors in this one place. */
 const SCRIPT_ERRORS: Record<number, ErrorCode> = {
   [-2]: 'SESSION_NOT_FOUND',
   [-3]: 'SESSION_FORBIDDEN',
@@ -36,81 +37,103 @@ const SCRIPT_ERRORS: Record<number, ErrorCode> = {
   [-12]: 'STILL_LEAVING',
 };
 
+/** sessionCommands-n.lua: per command, 9 keys and 12 arguments. */
+const KEYS_PER_COMMAND = 9;
+const ARGS_PER_COMMAND = 12;
+/** Commands in one script run at most: Redis runs them back to back, ~5 µs each. */
+const MAX_COMMANDS_PER_RUN = 64;
+
 /**
- * Accepts one session command in a single Redis round trip (sessionCommand-9.lua): rate limits,
- * ownership, node liveness, idempotency, conference rules, cooldown, and the append to the
- * owning node's command stream. The 202 never waits for FreeSWITCH.
+ * Accepts session commands, each in one Redis script run shared with the other commands of the
+ * same event-loop turn (sessionCommands-n.lua through a ScriptBatcher): rate limits, ownership,
+ * node liveness, idempotency, conference rules, cooldown, and the append to the owning node's
+ * command stream. The 202 never waits for FreeSWITCH.
  */
-export async function submitSessionCommand<C extends SessionCommandName>(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  sessionId: string,
-  command: C,
-  body: SessionCommandArgs<C>,
-): Promise<CommandOutcome> {
-  const parsed = parseSessionId(sessionId);
-  if (!parsed) throw new GatewayError('SESSION_NOT_FOUND');
-  if (command === 'record/start' && !app.config.RECORDING_SERVICE_URL) {
-    throw new GatewayError('RECORDING_UNAVAILABLE');
+export class SessionCommands {
+  private readonly batcher: ScriptBatcher;
+
+  constructor(private readonly app: FastifyInstance) {
+    this.batcher = new ScriptBatcher(app.scripts, {
+      script: 'sessionCommands',
+      keysPerCall: KEYS_PER_COMMAND,
+      argsPerCall: ARGS_PER_COMMAND,
+      maxCalls: MAX_COMMANDS_PER_RUN,
+    });
   }
 
-  const appId = request.app.app_id;
-  const { command_uid: givenUid, ...args } = body;
-  const commandUid = givenUid ?? randomUUID();
-  const operationId = newOperationId();
-  const message: SessionCommandMessage<C> = {
-    kind: 'session',
-    command,
-    session_id: sessionId,
-    app_id: appId,
-    operation_id: operationId,
-    command_uid: commandUid,
-    args,
-    issued_at: Date.now(),
-  };
-  const accepted = {
-    operation_id: operationId,
-    status: 'in_progress',
-    timeout_ms: DEFERRED_TIMEOUT_MS,
-  };
-  const roomId =
-    command === 'conference/join' ? (args as unknown as { room_id: string }).room_id : '';
-  const cooldown = COOLDOWNS[command];
-  const { keys } = app;
-  const windows = app.rateLimiter.windows(request);
+  async submit<C extends SessionCommandName>(
+    request: FastifyRequest,
+    sessionId: string,
+    command: C,
+    body: SessionCommandArgs<C>,
+  ): Promise<CommandOutcome> {
+    const { app } = this;
+    const parsed = parseSessionId(sessionId);
+    if (!parsed) throw new GatewayError('SESSION_NOT_FOUND');
+    if (command === 'record/start' && !app.config.RECORDING_SERVICE_URL) {
+      throw new GatewayError('RECORDING_UNAVAILABLE');
+    }
 
-  const result = (await app.scripts.run(
-    'sessionCommand',
-    [
-      ...windows.keys,
-      keys.session(sessionId),
-      keys.nodeHeartbeat(parsed.prefix),
-      keys.commandClaim(appId, sessionId, commandUid),
-      keys.cooldown('sess', sessionId, cooldown?.name ?? 'none'),
-      keys.commandStream(parsed.prefix),
-      keys.room(roomId),
-      keys.roomMembers(roomId),
-    ],
-    [
-      appId,
-      ...windows.args,
+    const appId = request.app.app_id;
+    const { command_uid: givenUid, ...args } = body;
+    const commandUid = givenUid ?? randomUUID();
+    const operationId = newOperationId();
+    const message: SessionCommandMessage<C> = {
+      kind: 'session',
       command,
-      cooldown?.ms ?? 0,
-      givenUid === undefined ? 0 : app.config.COMMAND_UID_TTL_SEC * 1000,
-      JSON.stringify(accepted),
-      encodeCommand(message),
-      roomId,
-      sessionId,
-    ],
-  )) as [number, string | number | undefined];
+      session_id: sessionId,
+      app_id: appId,
+      operation_id: operationId,
+      command_uid: commandUid,
+      args,
+      issued_at: Date.now(),
+    };
+    const accepted = {
+      operation_id: operationId,
+      status: 'in_progress',
+      timeout_ms: DEFERRED_TIMEOUT_MS,
+    };
+    const roomId =
+      command === 'conference/join' ? (args as unknown as { room_id: string }).room_id : '';
+    const cooldown = COOLDOWNS[command];
+    const { keys } = app;
+    const windows = app.rateLimiter.windows(request);
+    // A command_uid the api made up cannot be repeated: nothing is claimed or stored for it.
+    const claimTtlMs = givenUid === undefined ? 0 : app.config.COMMAND_UID_TTL_SEC * 1000;
 
-  const [code, value] = result;
-  if (code >= 0) {
-    const answer = JSON.parse(String(value)) as Record<string, unknown>;
-    return { status: answer.status === 'already_joined' ? 200 : 202, body: answer };
+    const [code, value] = await this.batcher.call(
+      [
+        ...windows.keys,
+        keys.session(sessionId),
+        keys.nodeHeartbeat(parsed.prefix),
+        keys.commandClaim(appId, sessionId, commandUid),
+        keys.cooldown('sess', sessionId, cooldown?.name ?? 'none'),
+        keys.commandStream(parsed.prefix),
+        keys.room(roomId),
+        keys.roomMembers(roomId),
+      ],
+      [
+        appId,
+        ...windows.args,
+        command,
+        cooldown?.ms ?? 0,
+        claimTtlMs,
+        claimTtlMs > 0 ? JSON.stringify(accepted) : '',
+        encodeCommand(message),
+        roomId,
+        sessionId,
+      ],
+    );
+
+    if (code >= 0) {
+      // The script answers a body only when it is not this request's own deferred 202.
+      const answer =
+        value === null ? accepted : (JSON.parse(String(value)) as Record<string, unknown>);
+      return { status: answer.status === 'already_joined' ? 200 : 202, body: answer };
+    }
+    if (code === -1) throw rateLimited('RATE_LIMITED', Number(value));
+    const error = SCRIPT_ERRORS[code];
+    if (!error) throw new Error(`sessionCommands returned unknown code ${code}`);
+    throw new GatewayError(error);
   }
-  if (code === -1) throw rateLimited('RATE_LIMITED', Number(value));
-  const error = SCRIPT_ERRORS[code];
-  if (!error) throw new Error(`sessionCommand returned unknown code ${code}`);
-  throw new GatewayError(error);
 }

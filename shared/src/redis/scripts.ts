@@ -4,9 +4,12 @@ import type { Redis } from 'ioredis';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
-/** Script names, from the files `lua/<name>-<numberOfKeys>.lua`. */
+/**
+ * Script names, from the files `lua/<name>-<numberOfKeys>.lua`; `<name>-n.lua` takes any number
+ * of keys (a batch script: the keys of every call in it, back to back).
+ */
 export type ScriptName =
-  | 'sessionCommand'
+  | 'sessionCommands'
   | 'parkEvents'
   | 'settleLane'
   | 'deadLetterLane'
@@ -30,7 +33,7 @@ export type ScriptName =
 
 interface ScriptFile {
   readonly name: string;
-  readonly keys: number;
+  readonly keys: number | 'any';
   readonly lua: string;
 }
 
@@ -45,11 +48,11 @@ function readScripts(): ScriptFile[] {
   return readdirSync(LUA_DIR)
     .filter((f) => f.endsWith('.lua'))
     .map((file) => {
-      const match = /^(.+)-(\d+)\.lua$/.exec(file);
+      const match = /^(.+)-(\d+|n)\.lua$/.exec(file);
       if (!match?.[1] || !match[2])
-        throw new Error(`Lua file ${file} must be named <name>-<keys>.lua`);
+        throw new Error(`Lua file ${file} must be named <name>-<keys>.lua or <name>-n.lua`);
       const lua = withIncludes(readFileSync(LUA_DIR + file, 'utf8'));
-      return { name: match[1], keys: Number(match[2]), lua };
+      return { name: match[1], keys: match[2] === 'n' ? 'any' : Number(match[2]), lua };
     });
 }
 
@@ -62,11 +65,17 @@ type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
  * ioredis defineCommand). The number of keys comes from the file name, BullMQ style.
  */
 export class LuaScripts {
-  private readonly expectedKeys = new Map<string, number>();
+  private readonly expectedKeys = new Map<string, number | 'any'>();
 
   constructor(private readonly redis: Redis) {
     for (const script of SCRIPTS) {
-      redis.defineCommand(script.name, { numberOfKeys: script.keys, lua: script.lua });
+      // Without numberOfKeys, ioredis takes the key count as the first argument of each call.
+      redis.defineCommand(
+        script.name,
+        script.keys === 'any'
+          ? { lua: script.lua }
+          : { numberOfKeys: script.keys, lua: script.lua },
+      );
       this.expectedKeys.set(script.name, script.keys);
     }
   }
@@ -77,11 +86,13 @@ export class LuaScripts {
     args: readonly (string | number)[],
   ): Promise<unknown> {
     const expected = this.expectedKeys.get(name);
-    if (expected !== keys.length) {
+    if (expected !== 'any' && expected !== keys.length) {
       throw new Error(`script ${name} takes ${expected ?? '?'} keys, got ${keys.length}`);
     }
     const fn = (this.redis as unknown as Record<string, ScriptFn>)[name];
     if (!fn) throw new Error(`script ${name} is not registered`);
-    return fn.call(this.redis, ...keys, ...args);
+    return expected === 'any'
+      ? fn.call(this.redis, keys.length, ...keys, ...args)
+      : fn.call(this.redis, ...keys, ...args);
   }
 }

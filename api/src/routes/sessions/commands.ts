@@ -7,7 +7,7 @@ import {
 } from '@voicegw/shared';
 import type { FastifyPluginAsync } from 'fastify';
 import { Type } from 'typebox';
-import { DEFERRED_TIMEOUT_MS, submitSessionCommand } from '../../domain/session-commands.js';
+import { DEFERRED_TIMEOUT_MS, SessionCommands } from '../../domain/session-commands.js';
 
 /** Session command route: body limit 64 KiB. */
 export const COMMAND_BODY_LIMIT = 64 * 1024;
@@ -42,6 +42,7 @@ const isMembership = (command: SessionCommandName): boolean => command.startsWit
  * schema (and OpenAPI entry); anything else under /commands answers 400 `Invalid command`.
  */
 const commandRoutes: FastifyPluginAsync = async (app) => {
+  const commands = new SessionCommands(app);
   for (const command of SESSION_COMMAND_NAMES) {
     const schema = SessionCommandBodies[command];
     app.post(
@@ -69,7 +70,7 @@ const commandRoutes: FastifyPluginAsync = async (app) => {
           checkDigitsRules(body as SessionCommandArgs<'play_and_get_digits'>);
         if (command === 'playback/start')
           checkPlaybackRules(body as SessionCommandArgs<'playback/start'>);
-        const outcome = await submitSessionCommand(app, request, uuid, command, body);
+        const outcome = await commands.submit(request, uuid, command, body);
         return reply.code(outcome.status).send(outcome.body);
       },
     );

@@ -1,0 +1,45 @@
+--[[
+  A batch of session commands, each handled as if it ran alone, in the order given: the api
+  coalesces the commands of one event-loop turn into one call (ScriptBatcher), so under load
+  tens of requests share one round trip, one socket write and one script run.
+
+  Per command, 9 KEYS and 12 ARGV, the commands' slices back to back:
+  KEYS: 1 rate window: app + client IP, 1 s     2 rate window: app, 60 s
+        3 session hash                          4 owning node's heartbeat
+        5 command_uid claim                     6 cooldown marker of the command's group
+        7 owning node's command stream          8 room hash (conference/join; else unused)
+        9 room members zset (conference/join; else unused)
+  ARGV: 1 app id          2 ip limit          3 ip window ms
+        4 app limit       5 app window ms
+        6 command name    7 cooldown ms (0 = none)
+        8 claim ttl ms, 0 when the api generated the command_uid (nobody can repeat it, so
+          nothing is claimed or remembered)
+        9 the deferred 202 body JSON, stored for repeats of a claimed command_uid ('' when
+          nothing is claimed)
+        10 stream message JSON    11 room id (conference/join)    12 session id
+
+  Returns two entries per command, {code, value, code, value, ...}:
+    0, nil     accepted and enqueued (the api answers its own 202 body)
+    0, body    accepted and enqueued, with the membership body made here (conference commands)
+    1, body    repeated command_uid: the original body
+    2, body    answered without enqueueing (already joined / still joining the same room)
+    -1, retry_ms  rate limited     -2 session not found      -3 session of another app
+    -4 command cooldown            -5 room not found         -6 room of another app
+    -7 in a different room         -8 not in a conference    -9 still joining
+    -10 already muted              -11 already unmuted       -12 still leaving
+]]
+--- @include "fixedWindow"
+--- @include "sessionCommand"
+
+local KEYS_EACH, ARGV_EACH = 9, 12
+local replies = {}
+for i = 0, #KEYS / KEYS_EACH - 1 do
+  local k, a = i * KEYS_EACH, i * ARGV_EACH
+  local reply = sessionCommand(
+    {unpack(KEYS, k + 1, k + KEYS_EACH)},
+    {unpack(ARGV, a + 1, a + ARGV_EACH)}
+  )
+  replies[#replies + 1] = reply[1]
+  replies[#replies + 1] = reply[2] or false
+end
+return replies
