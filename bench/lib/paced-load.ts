@@ -12,12 +12,10 @@ export interface PacedLoadResult extends LoadResult {
   readonly generatorDelayP99Ms: number;
 }
 
-export interface PacedLoadOptions {
+export interface PacedRunOptions {
   /** Requests per second, spread evenly over each second. */
   readonly rate: number;
   readonly durationSec: number;
-  /** Size of the connection pool; a request waits for a free connection when all are busy. */
-  readonly connections: number;
 }
 
 /** How often the scheduler wakes up; requests due in between are sent together. */
@@ -30,60 +28,76 @@ const TICK_MS = 1;
  * load and the percentiles describe bursts, not the rate asked for. Latency is measured from
  * the moment a request is handed to the pool, so time spent waiting for a free connection
  * (the server falling behind) counts; the scheduler's own lateness does not.
+ *
+ * One pool of `connections` serves every run of a target, as wrk2 opens its connections once:
+ * a warm-up run warms the connections too. A fresh pool for the measured run cost the load
+ * generator itself (new clients, new parsers) so much that the first few hundred ms of every
+ * run showed 10-40 ms latencies that were not the server's.
  */
-export async function pacedLoad(
-  target: LoadTarget,
-  options: PacedLoadOptions,
-): Promise<PacedLoadResult> {
-  const pool = new Pool(target.origin, { connections: options.connections, pipelining: 1 });
-  const latencies = new LatencySamples();
-  const statuses = new StatusCounts();
-  const total = Math.round(options.rate * options.durationSec);
-  const inFlight = new Set<Promise<void>>();
-  let sent = 0;
+export class PacedLoad {
+  private readonly pool: Pool;
 
-  const send = (): void => {
-    const spec = target.next();
-    const started = performance.now();
-    const request = pool
-      .request({ method: spec.method, path: spec.path, headers: spec.headers })
-      .then(async (response) => {
-        await response.body.dump();
-        latencies.add(performance.now() - started);
-        statuses.add(response.statusCode);
-      })
-      .catch(() => statuses.add(0))
-      .finally(() => inFlight.delete(request));
-    inFlight.add(request);
-  };
-
-  const delay = monitorEventLoopDelay({ resolution: 1 });
-  delay.enable();
-  const start = performance.now();
-  try {
-    await new Promise<void>((resolve) => {
-      const tick = (): void => {
-        const due = Math.min(
-          total,
-          Math.floor(((performance.now() - start) / 1000) * options.rate),
-        );
-        while (sent < due) {
-          send();
-          sent++;
-        }
-        if (sent < total) setTimeout(tick, TICK_MS);
-        else resolve();
-      };
-      tick();
-    });
-    await Promise.all(inFlight);
-  } finally {
-    delay.disable();
-    await pool.close();
+  constructor(
+    private readonly target: LoadTarget,
+    connections: number,
+  ) {
+    this.pool = new Pool(target.origin, { connections, pipelining: 1 });
   }
-  const seconds = (performance.now() - start) / 1000;
-  return {
-    ...loadResult(latencies, statuses, seconds, target.expectedStatus),
-    generatorDelayP99Ms: delay.percentile(99) / 1e6,
-  };
+
+  async run(options: PacedRunOptions): Promise<PacedLoadResult> {
+    const { pool, target } = this;
+    const latencies = new LatencySamples();
+    const statuses = new StatusCounts();
+    const total = Math.round(options.rate * options.durationSec);
+    const inFlight = new Set<Promise<void>>();
+    let sent = 0;
+
+    const send = (): void => {
+      const spec = target.next();
+      const started = performance.now();
+      const request = pool
+        .request({ method: spec.method, path: spec.path, headers: spec.headers })
+        .then(async (response) => {
+          await response.body.dump();
+          latencies.add(performance.now() - started);
+          statuses.add(response.statusCode);
+        })
+        .catch(() => statuses.add(0))
+        .finally(() => inFlight.delete(request));
+      inFlight.add(request);
+    };
+
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
+    const start = performance.now();
+    try {
+      await new Promise<void>((resolve) => {
+        const tick = (): void => {
+          const due = Math.min(
+            total,
+            Math.floor(((performance.now() - start) / 1000) * options.rate),
+          );
+          while (sent < due) {
+            send();
+            sent++;
+          }
+          if (sent < total) setTimeout(tick, TICK_MS);
+          else resolve();
+        };
+        tick();
+      });
+      await Promise.all(inFlight);
+    } finally {
+      delay.disable();
+    }
+    const seconds = (performance.now() - start) / 1000;
+    return {
+      ...loadResult(latencies, statuses, seconds, target.expectedStatus),
+      generatorDelayP99Ms: delay.percentile(99) / 1e6,
+    };
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
 }

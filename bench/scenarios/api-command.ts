@@ -4,7 +4,7 @@ import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { closedLoop } from '../lib/closed-loop.js';
 import { count, mib, ms, msUp, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
-import { pacedLoad, type PacedLoadResult } from '../lib/paced-load.js';
+import { PacedLoad, type PacedLoadResult } from '../lib/paced-load.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
 import type { LoadResult } from '../lib/stats.js';
 import type { LoadTarget, RequestSpec } from '../lib/target.js';
@@ -106,18 +106,19 @@ export const apiCommand: Scenario = {
 
       const halfRate = Math.max(1, Math.round(apiMax.load.requestsPerSec / 2));
       const halfOf = async (server: ChildServer, label: string): Promise<PacedLoadResult> => {
-        // Warmed up like the maximum runs: the server sat idle while the other one was measured.
-        log(`${label}: warm-up ${options.warmupSec} s at ${halfRate} req/s`);
-        await pacedLoad(target(server), {
-          ...options,
-          rate: halfRate,
-          durationSec: options.warmupSec,
-        });
-        await fixture.reset();
-        log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
-        const result = await pacedLoad(target(server), { ...options, rate: halfRate });
-        await fixture.reset();
-        return result;
+        const load = new PacedLoad(target(server), options.connections);
+        try {
+          // Warmed up like the maximum runs: the server sat idle while the other one was measured.
+          log(`${label}: warm-up ${options.warmupSec} s at ${halfRate} req/s`);
+          await load.run({ rate: halfRate, durationSec: options.warmupSec });
+          await fixture.reset();
+          log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
+          const result = await load.run({ rate: halfRate, durationSec: options.durationSec });
+          await fixture.reset();
+          return result;
+        } finally {
+          await load.close();
+        }
       };
       const apiHalf = await halfOf(api, 'api');
       const baselineHalf = await halfOf(baseline, 'baseline');
@@ -134,7 +135,8 @@ export const apiCommand: Scenario = {
           `api and baseline each run in a child process; the load generator runs in the parent; ` +
             `the two targets are measured one after the other`,
           `maximum throughput: autocannon, ${options.connections} connections, no pipelining; ` +
-            `half rate: evenly paced open-loop arrivals over a pool of ${options.connections} connections`,
+            `half rate: evenly paced open-loop arrivals over a pool of ${options.connections} connections, ` +
+            `opened by the warm-up and kept for the measurement`,
           `commands the api appended to the node's stream during its maximum run: ` +
             `${count(apiEnqueued)}, for ${count(apiMax.load.responses - apiMax.load.unexpected)} 202 ` +
             `answers received (requests still in flight when the load stopped make the difference)`,
