@@ -45,8 +45,11 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onSend', async (request, reply) => {
+  // Set on arrival, so that every answer carries it, errors included. Hooks on the hot path take
+  // `done` rather than being async: no promise per hook per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   await app.register(validators);

@@ -57,10 +57,16 @@ export class AppDirectory {
     this.cache.clear();
   }
 
-  async get(appId: string): Promise<KnownApp | undefined> {
-    const now = Date.now();
+  /** The cached answer for `appId` while it is fresh (its `app` undefined: no such app). */
+  fresh(appId: string): { readonly app: KnownApp | undefined } | undefined {
     const hit = this.cache.get(appId);
-    if (hit && hit.expires > now) return hit.app;
+    return hit && hit.expires > Date.now() ? hit : undefined;
+  }
+
+  async get(appId: string): Promise<KnownApp | undefined> {
+    const hit = this.fresh(appId);
+    if (hit) return hit.app;
+    const now = Date.now();
     const generation = this.generation;
     const record = await this.store.get(appId);
     const app = record && { record, keyDigest: secretDigest(record.api_key) };

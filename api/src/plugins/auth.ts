@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '@voicegw/shared';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppDirectory, secretDigest, type KnownApp } from '../domain/app-directory.js';
 import { AppStore, type AppRecord } from '../domain/apps.js';
@@ -10,7 +10,7 @@ declare module 'fastify' {
     apps: AppStore;
     appDirectory: AppDirectory;
     /** onRequest hook of every /api/v1 route. */
-    authenticateApp: (request: FastifyRequest) => Promise<void>;
+    authenticateApp: onRequestHookHandler;
     /** onRequest hook of every /admin route. */
     authenticateAdmin: (request: FastifyRequest) => Promise<void>;
   }
@@ -43,33 +43,44 @@ export default fp(
     app.decorate('appDirectory', directory);
     app.decorateRequest('app', null as unknown as AppRecord);
 
-    app.decorate('authenticateApp', async (request: FastifyRequest) => {
-      try {
-        request.app = await authenticate(request);
-      } catch (error) {
-        // Failed attempts count against the client IP's unauthenticated window (10/s by
-        // default), so API keys cannot be guessed at the authenticated rate.
-        if (error instanceof GatewayError && error.statusCode < 500) {
-          await app.rateLimiter.unauthenticated(request);
-        }
-        throw error;
-      }
+    // A callback hook, not an async one: a cached app is checked without a promise.
+    app.decorate('authenticateApp', (request, _reply, done) => {
+      const appId = header(request, 'x-app-id');
+      const key = header(request, 'x-api-key');
+      if (appId === undefined || appId === '') return refuse(request, 'MISSING_APP_ID', done);
+      if (!APP_ID.test(appId)) return refuse(request, 'INVALID_APP_ID', done);
+      if (key === undefined || key === '') return refuse(request, 'MISSING_API_KEY', done);
+      const cached = directory.fresh(appId);
+      if (cached) return admit(request, cached.app, key, done);
+      directory.get(appId).then(
+        (known) => admit(request, known, key, done),
+        (cause: unknown) => done(new GatewayError('AUTH_BACKEND_FAILED', { cause })),
+      );
     });
 
-    async function authenticate(request: FastifyRequest): Promise<AppRecord> {
-      const appId = header(request, 'x-app-id');
-      if (appId === undefined || appId === '') throw new GatewayError('MISSING_APP_ID');
-      if (!APP_ID.test(appId)) throw new GatewayError('INVALID_APP_ID');
-      const key = header(request, 'x-api-key');
-      if (key === undefined || key === '') throw new GatewayError('MISSING_API_KEY');
-      let known: KnownApp | undefined;
-      try {
-        known = await directory.get(appId);
-      } catch (cause) {
-        throw new GatewayError('AUTH_BACKEND_FAILED', { cause });
+    function admit(
+      request: FastifyRequest,
+      known: KnownApp | undefined,
+      key: string,
+      done: HookHandlerDoneFunction,
+    ): void {
+      if (!known || !digestsEqual(key, known.keyDigest)) {
+        return refuse(request, 'INVALID_API_KEY', done);
       }
-      if (!known || !digestsEqual(key, known.keyDigest)) throw new GatewayError('INVALID_API_KEY');
-      return known.record;
+      request.app = known.record;
+      done();
+    }
+
+    /**
+     * Failed attempts count against the client IP's unauthenticated window (10/s by default),
+     * so API keys cannot be guessed at the authenticated rate; over it, the answer is 429.
+     */
+    function refuse(
+      request: FastifyRequest,
+      code: 'MISSING_APP_ID' | 'INVALID_APP_ID' | 'MISSING_API_KEY' | 'INVALID_API_KEY',
+      done: HookHandlerDoneFunction,
+    ): void {
+      app.rateLimiter.unauthenticated(request).then(() => done(new GatewayError(code)), done);
     }
 
     const adminDigest =

@@ -18,11 +18,38 @@ export default fp(
       registers: [app.metrics],
     });
 
-    app.addHook('onResponse', async (request, reply) => {
+    // The labelled children, looked up once per method, route and status: prom-client hashes
+    // the label set on every inc/observe otherwise. Bounded by routes × methods × statuses.
+    const children = new Map<string, RouteMetrics>();
+    const metricsOf = (method: string, route: string): RouteMetrics => {
+      const key = `${method} ${route}`;
+      let metrics = children.get(key);
+      if (!metrics) {
+        metrics = { duration: duration.labels(method, route), requests: new Map() };
+        children.set(key, metrics);
+      }
+      return metrics;
+    };
+
+    app.addHook('onResponse', (request, reply, done) => {
+      const { method } = request;
       const route = request.routeOptions.url ?? 'unmatched';
-      requests.inc({ method: request.method, route, status: reply.statusCode });
-      duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      const metrics = metricsOf(method, route);
+      const status = reply.statusCode;
+      let counter = metrics.requests.get(status);
+      if (!counter) {
+        counter = requests.labels(method, route, String(status));
+        metrics.requests.set(status, counter);
+      }
+      counter.inc();
+      metrics.duration.observe(reply.elapsedTime / 1000);
+      done();
     });
   },
   { name: 'http-metrics', dependencies: ['infrastructure'] },
 );
+
+interface RouteMetrics {
+  readonly duration: Histogram.Internal<'method' | 'route'>;
+  readonly requests: Map<number, Counter.Internal>;
+}

@@ -39,16 +39,19 @@ export default fp(
       }
     });
 
-    app.addHook('preValidation', async (request) => {
+    app.addHook('preValidation', (request, _reply, done) => {
       const mode = request.routeOptions.config.body;
       if (mode !== 'required') {
         // A bodyless call validates as an empty object, so schema defaults still apply.
         if (request.body === undefined && mode === 'optional') request.body = {};
-        return;
+        done();
+      } else if (!isJson(request.headers['content-type'])) {
+        done(new GatewayError('UNSUPPORTED_MEDIA_TYPE'));
+      } else if (request.body === undefined) {
+        done(new GatewayError('INVALID_BODY'));
+      } else {
+        done();
       }
-      if (!isJson(request.headers['content-type']))
-        throw new GatewayError('UNSUPPORTED_MEDIA_TYPE');
-      if (request.body === undefined) throw new GatewayError('INVALID_BODY');
     });
   },
   { name: 'json-body' },

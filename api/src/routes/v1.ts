@@ -6,9 +6,10 @@ import sessionRoutes from './sessions/index.js';
 /** Application endpoints: authenticated by X-App-ID/X-API-Key, then rate limited. */
 const v1Routes: FastifyPluginAsync = async (app) => {
   app.addHook('onRequest', app.authenticateApp);
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.rateLimit !== 'script')
-      await app.rateLimiter.authenticated(request);
+  app.addHook('onRequest', (request, _reply, done) => {
+    // Session commands count the limits in their own script run.
+    if (request.routeOptions.config.rateLimit === 'script') return done();
+    app.rateLimiter.authenticated(request).then(() => done(), done);
   });
   await app.register(conferenceRoutes, { prefix: '/conferences' });
   await app.register(sessionRoutes, { prefix: '/sessions' });
