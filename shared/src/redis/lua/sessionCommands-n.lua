@@ -32,13 +32,10 @@
 --- @include "sessionCommand"
 
 local KEYS_EACH, ARGV_EACH = 9, 12
+local alive = {}
 local replies = {}
 for i = 0, #KEYS / KEYS_EACH - 1 do
-  local k, a = i * KEYS_EACH, i * ARGV_EACH
-  local reply = sessionCommand(
-    {unpack(KEYS, k + 1, k + KEYS_EACH)},
-    {unpack(ARGV, a + 1, a + ARGV_EACH)}
-  )
+  local reply = sessionCommand(i * KEYS_EACH, i * ARGV_EACH, alive)
   replies[#replies + 1] = reply[1]
   replies[#replies + 1] = reply[2] or false
 end

@@ -1,78 +1,89 @@
 -- One session command: rate limits, ownership, node liveness, idempotency, conference state
 -- rules, cooldown, claim, state change and XADD to the owning node's command stream.
--- K and A are this command's 9 keys and 12 arguments, laid out as sessionCommands-n.lua says.
+-- Its 9 keys are KEYS[k + 1..9] and its 12 arguments ARGV[a + 1..12], laid out as
+-- sessionCommands-n.lua says (offsets rather than copied tables: this runs for every command).
+-- `alive` memoizes node heartbeats within one script run, where they cannot change.
 -- Returns {code, value}; a missing value is nil in the reply.
-local function sessionCommand(K, A)
-  local appId = A[1]
-  local command = A[6]
 
-  local wait = fixedWindow(K[1], tonumber(A[2]), tonumber(A[3]))
-  if wait == 0 then wait = fixedWindow(K[2], tonumber(A[4]), tonumber(A[5])) end
+local function membership(status, room)
+  return cjson.encode({status = status, room_id = room})
+end
+
+local function sessionCommand(k, a, alive)
+  local appId, command = ARGV[a + 1], ARGV[a + 6]
+  local sessionKey, heartbeatKey, claimKey = KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
+
+  local wait = fixedWindow(KEYS[k + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
+  if wait == 0 then wait = fixedWindow(KEYS[k + 2], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])) end
   if wait > 0 then return {-1, wait} end
 
-  local s = redis.call('HMGET', K[3], 'app_id', 'conf_room', 'conf_state', 'conf_muted', 'ended_at')
+  local s = redis.call('HMGET', sessionKey, 'app_id', 'conf_room', 'conf_state', 'conf_muted', 'ended_at')
   if not s[1] then return {-2} end
   if s[1] ~= appId then return {-3} end
   -- An ended session lingers a while for the dial status lookup; commands no longer reach it.
   if s[5] then return {-2} end
-  if redis.call('EXISTS', K[4]) == 0 then return {-2} end
+  local live = alive[heartbeatKey]
+  if live == nil then
+    live = redis.call('EXISTS', heartbeatKey) == 1
+    alive[heartbeatKey] = live
+  end
+  if not live then return {-2} end
 
-  local claimTtl = tonumber(A[8])
+  local claimTtl = tonumber(ARGV[a + 8])
   if claimTtl > 0 then
-    local previous = redis.call('GET', K[5])
+    local previous = redis.call('GET', claimKey)
     if previous then return {1, previous} end
   end
 
   local room, state, muted = s[2] or '', s[3] or 'none', s[4] == '1'
-  -- The body of a deferred command's 202 is the api's own (A[9]); only a body made here is returned.
+  -- The body of a deferred command's 202 is the api's own (ARGV[a + 9]); only a body made here
+  -- is returned.
   local body = nil
   local change = nil
 
-  local function membership(status)
-    return cjson.encode({status = status, room_id = room})
-  end
-
   if command == 'conference/join' then
-    local target = A[11]
+    local roomKey, target = KEYS[k + 8], ARGV[a + 11]
     if state ~= 'none' then
       if room ~= target then return {-7} end
-      if state == 'joined' then return {2, cjson.encode({status = 'already_joined', room_id = room})} end
-      if state == 'joining' then return {2, membership('joining')} end
+      if state == 'joined' then return {2, membership('already_joined', room)} end
+      if state == 'joining' then return {2, membership('joining', room)} end
       return {-12}
     end
-    local owner = redis.call('HGET', K[8], 'app_id')
+    local owner = redis.call('HGET', roomKey, 'app_id')
     if not owner then return {-5} end
     if owner ~= appId then return {-6} end
-    room = target
-    body = membership('joining')
+    body = membership('joining', target)
     change = {'conf_state', 'joining', 'conf_room', target, 'conf_muted', '1', 'conf_member_id', ''}
   elseif command == 'conference/leave' or command == 'conference/mute' or command == 'conference/unmute' then
     if state == 'none' then return {-8} end
     if state == 'joining' then return {-9} end
     if state == 'leaving' then return {-12} end
     if command == 'conference/leave' then
-      body = membership('leaving')
+      body = membership('leaving', room)
       change = {'conf_state', 'leaving'}
     elseif command == 'conference/mute' then
       if muted then return {-10} end
-      body = membership('muted')
+      body = membership('muted', room)
       change = {'conf_muted', '1'}
     else
       if not muted then return {-11} end
-      body = membership('unmuted')
+      body = membership('unmuted', room)
       change = {'conf_muted', '0'}
     end
   end
 
-  local cooldown = tonumber(A[7])
-  if cooldown > 0 and not redis.call('SET', K[6], '1', 'PX', cooldown, 'NX') then return {-4} end
+  local cooldown = tonumber(ARGV[a + 7])
+  if cooldown > 0 and not redis.call('SET', KEYS[k + 6], '1', 'PX', cooldown, 'NX') then
+    return {-4}
+  end
 
-  if claimTtl > 0 then redis.call('SET', K[5], body or A[9], 'PX', claimTtl) end
-  if change then redis.call('HSET', K[3], unpack(change)) end
+  if claimTtl > 0 then redis.call('SET', claimKey, body or ARGV[a + 9], 'PX', claimTtl) end
+  if change then redis.call('HSET', sessionKey, unpack(change)) end
   if command == 'conference/join' then
     -- A per-room sequence, not the clock: members list in exact join order, even within one ms.
-    redis.call('ZADD', K[9], 'NX', redis.call('HINCRBY', K[8], 'join_seq', 1), A[12])
+    local order = redis.call('HINCRBY', KEYS[k + 8], 'join_seq', 1)
+    redis.call('ZADD', KEYS[k + 9], 'NX', order, ARGV[a + 12])
   end
-  redis.call('XADD', K[7], '*', 'c', A[10])
+  redis.call('XADD', KEYS[k + 7], '*', 'c', ARGV[a + 10])
   return {0, body or false}
 end
