@@ -155,7 +155,7 @@ export class AppQueue {
       } else if (attempt.kind === 'disabled') {
         await this.deadLetter(event, 0, 'app_disabled', null, 'app disabled');
       } else if (attempt.kind === 'skipped') {
-        this.ctx.metrics.deliveries.inc({ outcome: attempt.outcome, event: event.event });
+        this.ctx.metrics.count(attempt.outcome, event.event);
       }
     } catch (err) {
       this.queue.unshift(event);
@@ -176,9 +176,9 @@ export class AppQueue {
     }
     const settlement = this.settlementOf(head, attempt);
     if (settlement.action === 'dead') {
-      this.ctx.metrics.deliveries.inc({ outcome: 'dead_lettered', event: head.event });
+      this.ctx.metrics.count('dead_lettered', head.event);
     } else if (attempt.kind === 'skipped') {
-      this.ctx.metrics.deliveries.inc({ outcome: attempt.outcome, event: head.event });
+      this.ctx.metrics.count(attempt.outcome, head.event);
     }
     const length = await this.ctx.lanes.settle(this.appId, head, settlement);
     this.laneLength = length < 0 ? 1 : length; // -1: the head changed meanwhile; look again
@@ -231,14 +231,14 @@ export class AppQueue {
       this.appId,
       deadLetter(laneEntry(event, attempts, 0), attempts, reason, status, error),
     );
-    this.ctx.metrics.deliveries.inc({ outcome: 'dead_lettered', event: event.event });
+    this.ctx.metrics.count('dead_lettered', event.event);
   }
 
   /** The app was disabled: everything in its lane becomes a dead letter. */
   private async disable(): Promise<void> {
     const names = await this.ctx.lanes.deadLetterAll(this.appId, this.partition, 'app_disabled');
     for (const name of names) {
-      this.ctx.metrics.deliveries.inc({ outcome: 'dead_lettered', event: name });
+      this.ctx.metrics.count('dead_lettered', name);
     }
     this.laneLength = 0;
   }

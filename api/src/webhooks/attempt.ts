@@ -47,7 +47,9 @@ export async function attemptDelivery(
   appId: string,
   event: Deliverable,
 ): Promise<Attempt> {
-  const app = (await deps.apps.get(appId))?.record;
+  // A cached app costs no promise: this runs for every webhook.
+  const cached = deps.apps.fresh(appId);
+  const app = (cached ? cached.app : await deps.apps.get(appId))?.record;
   if (!app || app.webhook_url === '') return { kind: 'skipped', outcome: 'dropped' };
   if (app.events.length > 0 && !(app.events as readonly string[]).includes(event.event)) {
     return { kind: 'skipped', outcome: 'filtered' };
@@ -62,8 +64,8 @@ export async function attemptDelivery(
       event.body,
     ),
   );
-  deps.metrics.latency.observe({ outcome: result.kind }, (performance.now() - started) / 1000);
-  deps.metrics.deliveries.inc({ outcome: result.kind, event: event.event });
+  deps.metrics.timeAttempt(result.kind, (performance.now() - started) / 1000);
+  deps.metrics.count(result.kind, event.event);
 
   if (result.kind === 'delivered') {
     await deps.health.succeeded(app).catch((err: unknown) => deps.log.debug({ err }, 'health'));

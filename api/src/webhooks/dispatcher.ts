@@ -98,7 +98,7 @@ export class WebhookDispatcher implements BusHandler {
       // reported below
     }
     this.ctx.log.error({ app_id: bus.appId, id: bus.id }, 'undeliverable event body dropped');
-    this.ctx.metrics.deliveries.inc({ outcome: 'dropped', event: 'unknown' });
+    this.ctx.metrics.count('dropped', 'unknown');
     void this.ctx.ack(bus);
     return undefined;
   }

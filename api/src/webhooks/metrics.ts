@@ -20,14 +20,14 @@ export class DispatcherMetrics {
   readonly registry: Registry = createMetricsRegistry('dispatcher');
 
   /** Attempts by outcome (delivered, failed, gone) and event fates (dead_lettered, filtered, dropped). */
-  readonly deliveries = new Counter({
+  private readonly deliveries = new Counter({
     name: 'voicegw_webhook_deliveries_total',
     help: 'Webhook deliveries by outcome and event name',
     labelNames: ['outcome', 'event'] as const,
     registers: [this.registry],
   });
 
-  readonly latency = new Histogram({
+  private readonly latency = new Histogram({
     name: 'voicegw_webhook_delivery_duration_seconds',
     help: 'Duration of one webhook attempt, by outcome',
     labelNames: ['outcome'] as const,
@@ -41,6 +41,32 @@ export class DispatcherMetrics {
     buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120],
     registers: [this.registry],
   });
+
+  // Labelled children, each looked up once: prom-client hashes the label set on every inc or
+  // observe otherwise, once or twice per webhook. Few: outcomes × the 24 event names.
+  private readonly counters = new Map<string, Counter.Internal>();
+  private readonly timers = new Map<string, Histogram.Internal<'outcome'>>();
+
+  /** Counts one attempt's outcome or one event's fate. */
+  count(outcome: DeliveryOutcome, event: string): void {
+    const key = `${outcome} ${event}`;
+    let counter = this.counters.get(key);
+    if (!counter) {
+      counter = this.deliveries.labels(outcome, event);
+      this.counters.set(key, counter);
+    }
+    counter.inc();
+  }
+
+  /** Records how long one attempt took. */
+  timeAttempt(outcome: 'delivered' | 'failed' | 'gone', seconds: number): void {
+    let timer = this.timers.get(outcome);
+    if (!timer) {
+      timer = this.latency.labels(outcome);
+      this.timers.set(outcome, timer);
+    }
+    timer.observe(seconds);
+  }
 
   constructor(stats: () => LaneStats) {
     const gauge = (name: string, help: string, pick: (s: LaneStats) => number): void => {

@@ -1,4 +1,20 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+
+/** Signing keys by secret, imported once rather than per webhook; bounded like the app cache. */
+const signingKeys = new Map<string, KeyObject>();
+const SIGNING_KEYS_MAX = 50_000;
+
+function signingKey(secret: string): KeyObject {
+  let key = signingKeys.get(secret);
+  if (!key) {
+    key = createSecretKey(
+      Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64'),
+    );
+    if (signingKeys.size >= SIGNING_KEYS_MAX) signingKeys.clear();
+    signingKeys.set(secret, key);
+  }
+  return key;
+}
 
 /**
  * Standard Webhooks signing: `webhook-signature` is `v1,` and the base64 HMAC-SHA256 of
@@ -11,8 +27,9 @@ export function signWebhook(
   timestampSec: number,
   body: string,
 ): string {
-  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
-  const digest = createHmac('sha256', key).update(`${id}.${timestampSec}.${body}`).digest('base64');
+  const digest = createHmac('sha256', signingKey(secret))
+    .update(`${id}.${timestampSec}.${body}`)
+    .digest('base64');
   return `v1,${digest}`;
 }
 
