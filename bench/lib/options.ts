@@ -14,6 +14,11 @@ export interface BenchOptions {
   readonly cpuProfileDir: string | undefined;
   /** Live sessions the media-node scenario ramps up to. */
   readonly sessions: number;
+  /**
+   * Rounds of a target-against-baseline comparison: the two are measured alternately, each
+   * round next to each other in time, and the median round is reported.
+   */
+  readonly rounds: number;
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -23,6 +28,7 @@ export const USAGE = `npm run bench [-- options]
   --scenario <name>   run only this scenario, may repeat (BENCH_SCENARIO, comma-separated)
   --cpu-prof <dir>    V8 CPU profiles of the servers under test, one folder each (BENCH_CPU_PROF)
   --sessions <n>      live sessions the media-node scenario ramps up to (BENCH_SESSIONS, default 1000)
+  --rounds <n>        alternating rounds of api-command and webhooks (BENCH_ROUNDS, default 3)
   --help`;
 
 export class OptionsError extends Error {
@@ -52,6 +58,7 @@ export function parseOptions(
       scenario: { type: 'string', multiple: true },
       'cpu-prof': { type: 'string' },
       sessions: { type: 'string' },
+      rounds: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -66,5 +73,6 @@ export function parseOptions(
     only: only.map((s) => s.trim()).filter((s) => s !== ''),
     cpuProfileDir: profileDir === undefined || profileDir === '' ? undefined : profileDir,
     sessions: positive('sessions', values.sessions ?? env.BENCH_SESSIONS, 1000, true),
+    rounds: positive('rounds', values.rounds ?? env.BENCH_ROUNDS, 3, true),
   };
 }

@@ -9,7 +9,7 @@ import {
 import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { AppStore } from './api-workspace.js';
-import { startChildServer } from './child-server.js';
+import { startChildServer, type ChildServer } from './child-server.js';
 import type { BenchOptions } from './options.js';
 import { redisCpuMs } from './redis-info.js';
 import { WebhookReceiver } from './webhook-receiver.js';
@@ -33,13 +33,14 @@ export interface SenderRun {
 }
 
 export interface ThroughputResult {
-  readonly raw: SenderRun;
-  readonly dispatcher: SenderRun;
-  /** Events published before the dispatcher started: warm-up plus measured. */
+  /** One run of each per round, in round order (see `alternate` in measureThroughput). */
+  readonly raw: readonly SenderRun[];
+  readonly dispatcher: readonly SenderRun[];
+  /** Events published before each dispatcher run: warm-up plus measured. */
   readonly published: number;
   readonly warmup: number;
-  /** Requests the receiver had once the dispatcher drained the backlog (repeats included). */
-  readonly received: number;
+  /** Requests the receiver got beyond the events published, over every dispatcher run. */
+  readonly repeats: number;
   readonly redisVersion: string;
 }
 
@@ -56,7 +57,8 @@ const commandResult = (i: number): EventPayload<'command.result'> => ({
  * Webhooks/s of one dispatcher draining a backlog published through the real publisher into a
  * real Redis (AOF everysec), against a bare undici POST loop with the same bodies, receiver,
  * requests in flight (one per app) and connections per origin. Each sender runs in a child
- * process; the receiver is this process.
+ * process; the receiver is this process. The two are measured alternately, `options.rounds`
+ * rounds in ABBA order, so that both see the same drift of a shared machine.
  */
 export async function measureThroughput(
   options: BenchOptions,
@@ -66,6 +68,7 @@ export async function measureThroughput(
   const redis = new Redis(redisServer.url);
   const receiver = await WebhookReceiver.start();
   const keys = new RedisKeys(PREFIX);
+  const raw = await RawSender.start(options);
   try {
     const store = new AppStore(redis, keys);
     const appIds = Array.from({ length: WEBHOOK_APPS }, (_, i) => `bench_wh_${i}`);
@@ -81,80 +84,134 @@ export async function measureThroughput(
       });
     }
     const bodies = appIds.map((appId, i) => JSON.stringify(envelope(appId, commandResult(i))));
-
-    log(`baseline: raw undici POST loop, ${WEBHOOK_APPS} in flight, ${options.durationSec} s`);
-    const raw = await rawLoop(receiver, bodies, options);
-
-    const warmup = Math.min(MAX_EVENTS / 4, Math.round(raw.perSec * options.warmupSec * 0.5));
-    const measured = Math.min(MAX_EVENTS, Math.round(raw.perSec * options.durationSec * 0.7));
-    const published = warmup + measured;
-    log(`publishing ${published} events over ${WEBHOOK_APPS} apps (dispatcher not running)`);
     const publisher = createEventPublisher({ REDIS_PREFIX: PREFIX }, redis);
-    for (let sent = 0; sent < published;) {
-      const batch = Math.min(2000, published - sent);
-      await Promise.all(
-        Array.from({ length: batch }, (_, k) => {
-          const i = sent + k;
-          return publisher.publish(appIds[i % WEBHOOK_APPS] ?? '', commandResult(i));
-        }),
-      );
-      sent += batch;
-    }
 
-    log(`dispatcher: draining ${warmup} (warm-up) + ${measured} (measured) events`);
-    receiver.received = 0;
-    const dispatcher = await startChildServer({
-      file: 'dispatcher-server.ts',
-      env: { BENCH_REDIS_URL: redisServer.url, BENCH_REDIS_PREFIX: PREFIX },
-      cpuProfileDir: options.cpuProfileDir,
-    });
-    try {
-      const timeoutMs = (options.durationSec * 20 + 60) * 1000;
-      const start = await within(receiver.reached(warmup), timeoutMs, 'warm-up webhooks');
-      const cpu0 = dispatcher.cpuMs() ?? Number.NaN;
-      const redis0 = await redisCpuMs(redis);
-      const end = await within(receiver.reached(published), timeoutMs, 'measured webhooks');
-      const cpu1 = dispatcher.cpuMs() ?? Number.NaN;
-      const redis1 = await redisCpuMs(redis);
-      const seconds = (end - start) / 1000;
-      // Repeats (at-least-once) would show as more requests than events.
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      return {
-        raw,
-        dispatcher: {
-          delivered: measured,
-          seconds,
-          perSec: measured / seconds,
-          cpuUs: ((cpu1 - cpu0) * 1000) / measured,
-          redisCpuUs: ((redis1 - redis0) * 1000) / measured,
-          failed: 0,
-        },
-        published,
-        warmup,
-        received: receiver.received,
-        redisVersion: /^redis_version:(\S+)/m.exec(await redis.info('server'))?.[1] ?? 'unknown',
-      };
-    } finally {
-      await dispatcher.stop();
+    log(`raw undici POST loop: warm-up ${options.warmupSec} s`);
+    const first = await raw.run(receiver, bodies, options.warmupSec);
+    // The backlog is sized from the raw rate, so that a dispatcher run lasts about as long.
+    const warmup = Math.min(MAX_EVENTS / 4, Math.round(first.perSec * options.warmupSec * 0.5));
+    const measured = Math.min(MAX_EVENTS, Math.round(first.perSec * options.durationSec * 0.7));
+    const published = warmup + measured;
+    let repeats = 0;
+
+    const runs = { raw: [] as SenderRun[], dispatcher: [] as SenderRun[] };
+    for (let round = 0; round < options.rounds; round++) {
+      const order =
+        round % 2 === 0 ? (['raw', 'dispatcher'] as const) : (['dispatcher', 'raw'] as const);
+      for (const sender of order) {
+        if (sender === 'raw') {
+          log(
+            `round ${round + 1}: raw undici POST loop, ${WEBHOOK_APPS} in flight, ${options.durationSec} s`,
+          );
+          runs.raw.push(await raw.run(receiver, bodies, options.durationSec));
+          continue;
+        }
+        log(
+          `round ${round + 1}: publishing ${published} events over ${WEBHOOK_APPS} apps (no dispatcher running)`,
+        );
+        await publish(publisher, appIds, published);
+        log(
+          `round ${round + 1}: dispatcher draining ${warmup} (warm-up) + ${measured} (measured) events`,
+        );
+        const run = await drain(options, redisServer.url, redis, receiver, warmup, measured);
+        runs.dispatcher.push(run.result);
+        repeats += run.received - published;
+      }
     }
+    return {
+      ...runs,
+      published,
+      warmup,
+      repeats,
+      redisVersion: /^redis_version:(\S+)/m.exec(await redis.info('server'))?.[1] ?? 'unknown',
+    };
   } finally {
+    await raw.stop();
     await receiver.close();
     redis.disconnect();
     await redisServer.stop();
   }
 }
 
-async function rawLoop(
-  receiver: WebhookReceiver,
-  bodies: readonly string[],
+async function publish(
+  publisher: ReturnType<typeof createEventPublisher>,
+  appIds: readonly string[],
+  total: number,
+): Promise<void> {
+  for (let sent = 0; sent < total;) {
+    const batch = Math.min(2000, total - sent);
+    await Promise.all(
+      Array.from({ length: batch }, (_, k) => {
+        const i = sent + k;
+        return publisher.publish(appIds[i % appIds.length] ?? '', commandResult(i));
+      }),
+    );
+    sent += batch;
+  }
+}
+
+/** A fresh dispatcher drains the backlog; the first `warmup` webhooks are not on the clock. */
+async function drain(
   options: BenchOptions,
-): Promise<SenderRun> {
-  const sender = await startChildServer({
-    file: 'raw-webhook-server.ts',
+  redisUrl: string,
+  redis: Redis,
+  receiver: WebhookReceiver,
+  warmup: number,
+  measured: number,
+): Promise<{ result: SenderRun; received: number }> {
+  receiver.received = 0;
+  const dispatcher = await startChildServer({
+    file: 'dispatcher-server.ts',
+    env: { BENCH_REDIS_URL: redisUrl, BENCH_REDIS_PREFIX: PREFIX },
     cpuProfileDir: options.cpuProfileDir,
   });
-  const run = async (durationSec: number) => {
-    const response = await request(`${sender.origin}/run`, {
+  try {
+    const timeoutMs = (options.durationSec * 20 + 60) * 1000;
+    const start = await within(receiver.reached(warmup), timeoutMs, 'warm-up webhooks');
+    const cpu0 = dispatcher.cpuMs() ?? Number.NaN;
+    const redis0 = await redisCpuMs(redis);
+    const end = await within(receiver.reached(warmup + measured), timeoutMs, 'measured webhooks');
+    const cpu1 = dispatcher.cpuMs() ?? Number.NaN;
+    const redis1 = await redisCpuMs(redis);
+    const seconds = (end - start) / 1000;
+    // Repeats (at-least-once) would show as more requests than events.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return {
+      result: {
+        delivered: measured,
+        seconds,
+        perSec: measured / seconds,
+        cpuUs: ((cpu1 - cpu0) * 1000) / measured,
+        redisCpuUs: ((redis1 - redis0) * 1000) / measured,
+        failed: 0,
+      },
+      received: receiver.received,
+    };
+  } finally {
+    await dispatcher.stop();
+  }
+}
+
+/** The raw POST loop's child process, started once and run once per round. */
+class RawSender {
+  private constructor(private readonly child: ChildServer) {}
+
+  static async start(options: BenchOptions): Promise<RawSender> {
+    return new RawSender(
+      await startChildServer({
+        file: 'raw-webhook-server.ts',
+        cpuProfileDir: options.cpuProfileDir,
+      }),
+    );
+  }
+
+  async run(
+    receiver: WebhookReceiver,
+    bodies: readonly string[],
+    durationSec: number,
+  ): Promise<SenderRun> {
+    const cpu0 = this.child.cpuMs() ?? Number.NaN;
+    const response = await request(`${this.child.origin}/run`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -166,13 +223,8 @@ async function rawLoop(
       }),
       headersTimeout: (durationSec + 30) * 1000,
     });
-    return (await response.body.json()) as { ok: number; failed: number; seconds: number };
-  };
-  try {
-    await run(options.warmupSec);
-    const cpu0 = sender.cpuMs() ?? Number.NaN;
-    const result = await run(options.durationSec);
-    const cpu1 = sender.cpuMs() ?? Number.NaN;
+    const result = (await response.body.json()) as { ok: number; failed: number; seconds: number };
+    const cpu1 = this.child.cpuMs() ?? Number.NaN;
     return {
       delivered: result.ok,
       seconds: result.seconds,
@@ -181,8 +233,10 @@ async function rawLoop(
       redisCpuUs: Number.NaN,
       failed: result.failed,
     };
-  } finally {
-    await sender.stop();
+  }
+
+  stop(): Promise<void> {
+    return this.child.stop();
   }
 }
 

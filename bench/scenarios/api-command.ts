@@ -6,7 +6,7 @@ import { count, mib, ms, msUp, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
 import { PacedLoad, type PacedLoadResult } from '../lib/paced-load.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
-import type { LoadResult } from '../lib/stats.js';
+import { median, type LoadResult } from '../lib/stats.js';
 import type { LoadTarget, RequestSpec } from '../lib/target.js';
 import { LiveSessions, type SeededSession } from '../seed/live-sessions.js';
 
@@ -22,14 +22,19 @@ const APPS = 200;
 const APP_RATE_LIMIT_PER_MINUTE = 10_000;
 const KEY_PREFIX = 'bench';
 
-interface Measured {
-  readonly max: LoadResult;
-  readonly half: PacedLoadResult;
-  /** CPU per request during the maximum-throughput run (µs): the server child, then Redis. */
+/** One maximum-throughput measurement of one target. */
+interface MaxRun {
+  readonly load: LoadResult;
+  /** CPU per request during the run (µs): the server child, Redis, and the load generator. */
   readonly serverCpuUs: number;
   readonly redisCpuUs: number;
-  /** The load generator's own CPU per request: it shares the machine with the server. */
   readonly generatorCpuUs: number;
+}
+
+/** Every round of one target, maximum throughput and half rate. */
+interface Rounds {
+  readonly max: readonly MaxRun[];
+  readonly half: readonly PacedLoadResult[];
 }
 
 /** Round robin over the seeded sessions, one request per call. */
@@ -43,6 +48,22 @@ function commandRequests(sessions: readonly SeededSession[]): () => RequestSpec 
   return () => specs[i++ % specs.length]!;
 }
 
+/**
+ * Runs `measure` for both targets, round after round, alternating which goes first (ABBA), so
+ * that both see the same drift of a shared machine; the report takes the median round.
+ */
+async function alternate<T>(
+  rounds: number,
+  measure: (target: 'api' | 'baseline') => Promise<T>,
+): Promise<{ api: T[]; baseline: T[] }> {
+  const result = { api: [] as T[], baseline: [] as T[] };
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? (['api', 'baseline'] as const) : (['baseline', 'api'] as const);
+    for (const target of order) result[target].push(await measure(target));
+  }
+  return result;
+}
+
 export const apiCommand: Scenario = {
   name: 'api-command',
   title:
@@ -54,6 +75,7 @@ export const apiCommand: Scenario = {
     const redisServer = await spawnRedis({ appendOnly: true });
     const redis = new Redis(redisServer.url);
     const children: ChildServer[] = [];
+    const paced: PacedLoad[] = [];
     try {
       const keys = new RedisKeys(KEY_PREFIX);
       const fixture = await LiveSessions.seed(redis, keys, {
@@ -72,6 +94,7 @@ export const apiCommand: Scenario = {
         cpuProfileDir: options.cpuProfileDir,
       });
       children.push(baseline);
+      const servers = { api, baseline };
       const next = commandRequests(fixture.sessions);
       const target = (server: ChildServer): LoadTarget => ({
         origin: server.origin,
@@ -80,80 +103,97 @@ export const apiCommand: Scenario = {
       });
       const memoryBefore = await usedMemory(redis);
 
-      const maxOf = async (server: ChildServer, label: string) => {
-        log(`${label}: warm-up ${options.warmupSec} s`);
+      for (const [label, server] of Object.entries(servers)) {
+        log(`${label}: warm-up ${options.warmupSec} s at full load`);
         await closedLoop(target(server), { ...options, durationSec: options.warmupSec });
         await fixture.reset();
+      }
+      let apiEnqueued = 0;
+      let apiAccepted = 0;
+      const max = await alternate(options.rounds, async (label): Promise<MaxRun> => {
+        const server = servers[label];
         log(`${label}: maximum throughput, ${options.durationSec} s`);
         const [serverBefore, redisBefore] = [server.cpuMs(), await redisCpuMs(redis)];
         const generator = process.cpuUsage();
         const load = await closedLoop(target(server), options);
         const { user, system } = process.cpuUsage(generator);
         const [serverAfter, redisAfter] = [server.cpuMs(), await redisCpuMs(redis)];
+        if (label === 'api') {
+          apiEnqueued += await fixture.enqueued();
+          apiAccepted += load.responses - load.unexpected;
+        }
+        await fixture.reset();
         const perRequestUs = (before = NaN, after = NaN): number =>
           ((after - before) * 1000) / load.responses;
         return {
           load,
           serverCpuUs: perRequestUs(serverBefore, serverAfter),
-          redisCpuUs: perRequestUs(redisBefore, redisAfter),
+          redisCpuUs: label === 'api' ? perRequestUs(redisBefore, redisAfter) : Number.NaN,
           generatorCpuUs: (user + system) / load.responses,
         };
-      };
-      const apiMax = await maxOf(api, 'api');
-      const apiEnqueued = await fixture.enqueued();
-      await fixture.reset();
-      const baselineMax = await maxOf(baseline, 'baseline');
+      });
 
-      const halfRate = Math.max(1, Math.round(apiMax.load.requestsPerSec / 2));
-      const halfOf = async (server: ChildServer, label: string): Promise<PacedLoadResult> => {
-        const load = new PacedLoad(target(server), options.connections);
-        try {
-          // Warmed up like the maximum runs: the server sat idle while the other one was measured.
-          log(`${label}: warm-up ${options.warmupSec} s at ${halfRate} req/s`);
-          await load.run({ rate: halfRate, durationSec: options.warmupSec });
-          await fixture.reset();
-          log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
-          const result = await load.run({ rate: halfRate, durationSec: options.durationSec });
-          await fixture.reset();
-          return result;
-        } finally {
-          await load.close();
-        }
+      const halfRate = Math.max(
+        1,
+        Math.round(median(max.api.map((run) => run.load.requestsPerSec)) / 2),
+      );
+      const loads = {
+        api: new PacedLoad(target(api), options.connections),
+        baseline: new PacedLoad(target(baseline), options.connections),
       };
-      const apiHalf = await halfOf(api, 'api');
-      const baselineHalf = await halfOf(baseline, 'baseline');
+      paced.push(loads.api, loads.baseline);
+      for (const [label, load] of Object.entries(loads)) {
+        // Warmed up like the maximum runs, over the pool the measurements use.
+        log(`${label}: warm-up ${options.warmupSec} s at ${halfRate} req/s`);
+        await load.run({ rate: halfRate, durationSec: options.warmupSec });
+        await fixture.reset();
+      }
+      const half = await alternate(options.rounds, async (label) => {
+        log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
+        const result = await loads[label].run({ rate: halfRate, durationSec: options.durationSec });
+        await fixture.reset();
+        return result;
+      });
       const memoryAfter = await usedMemory(redis);
 
-      return report(
-        options,
-        { ...apiMax, max: apiMax.load, half: apiHalf },
-        { ...baselineMax, max: baselineMax.load, half: baselineHalf },
-        halfRate,
-        [
-          `redis-server ${await redisVersion(redis)}, appendonly yes, appendfsync everysec; ` +
-            `${APPS} apps × 1 live session, requests round robin over them`,
-          `api and baseline each run in a child process; the load generator runs in the parent; ` +
-            `the two targets are measured one after the other`,
-          `maximum throughput: autocannon, ${options.connections} connections, no pipelining; ` +
-            `half rate: evenly paced open-loop arrivals over a pool of ${options.connections} connections, ` +
-            `opened by the warm-up and kept for the measurement`,
-          `commands the api appended to the node's stream during its maximum run: ` +
-            `${count(apiEnqueued)}, for ${count(apiMax.load.responses - apiMax.load.unexpected)} 202 ` +
-            `answers received (requests still in flight when the load stopped make the difference)`,
-          `half-rate runs achieved: api ${perSec(apiHalf.requestsPerSec)} req/s, ` +
-            `baseline ${perSec(baselineHalf.requestsPerSec)} req/s; the load generator's own ` +
-            `event-loop delay p99 was ${ms(apiHalf.generatorDelayP99Ms)} ms and ` +
-            `${ms(baselineHalf.generatorDelayP99Ms)} ms`,
-          `statuses: api ${apiMax.load.statuses} | ${apiHalf.statuses}; ` +
-            `baseline ${baselineMax.load.statuses} | ${baselineHalf.statuses}`,
-          `CPU per request: user + system time of the server process, of redis-server and of ` +
-            `the load generator during the maximum-throughput run, divided by the responses; ` +
-            `it depends far less than requests/s on what else the machine runs`,
-          `redis used_memory ${mib(memoryBefore)} before, ${mib(memoryAfter)} after ` +
-            `(stream and idempotency claims cleared between measurements)`,
-        ],
-      );
+      const apiRounds: Rounds = { max: max.api, half: half.api };
+      const baselineRounds: Rounds = { max: max.baseline, half: half.baseline };
+      return report(options, apiRounds, baselineRounds, halfRate, [
+        `redis-server ${await redisVersion(redis)}, appendonly yes, appendfsync everysec; ` +
+          `${APPS} apps × 1 live session, requests round robin over them`,
+        `api and baseline each run in a child process; the load generator runs in the parent; ` +
+          `they are measured alternately, ${options.rounds} rounds, each round with the two ` +
+          `side by side in time (ABBA order); every figure is the median round, the ratio the ` +
+          `median of the rounds' ratios`,
+        `maximum throughput per round, api / baseline req/s: ` +
+          max.api
+            .map((run, i) => {
+              const other = max.baseline[i]!.load.requestsPerSec;
+              const r = run.load.requestsPerSec / other;
+              return `${perSec(run.load.requestsPerSec)} / ${perSec(other)} (${ratio(r)})`;
+            })
+            .join(', '),
+        `p99 at half rate per round, api / baseline ms: ` +
+          half.api.map((run, i) => `${ms(run.p99Ms)} / ${ms(half.baseline[i]!.p99Ms)}`).join(', '),
+        `maximum throughput: autocannon, ${options.connections} connections, no pipelining; ` +
+          `half rate: evenly paced open-loop arrivals over a pool of ${options.connections} ` +
+          `connections, opened by the warm-up and kept for the measurements`,
+        `commands the api appended to the node's stream during its maximum runs: ` +
+          `${count(apiEnqueued)}, for ${count(apiAccepted)} 202 answers received (requests ` +
+          `still in flight when a load stopped make the difference)`,
+        `half-rate runs achieved (median): api ${perSec(median(half.api.map((h) => h.requestsPerSec)))} ` +
+          `req/s, baseline ${perSec(median(half.baseline.map((h) => h.requestsPerSec)))} req/s; ` +
+          `the load generator's own event-loop delay p99 was ` +
+          `${ms(median(half.api.map((h) => h.generatorDelayP99Ms)))} ms and ` +
+          `${ms(median(half.baseline.map((h) => h.generatorDelayP99Ms)))} ms`,
+        `CPU per request: user + system time of the server process, of redis-server and of ` +
+          `the load generator during a maximum-throughput run, divided by its responses; it ` +
+          `depends far less than requests/s on what else the machine runs`,
+        `redis used_memory ${mib(memoryBefore)} before, ${mib(memoryAfter)} after ` +
+          `(stream and idempotency claims cleared between measurements)`,
+      ]);
     } finally {
+      for (const load of paced) await load.close();
       for (const child of children.reverse()) await child.stop();
       redis.disconnect();
       await redisServer.stop();
@@ -161,27 +201,52 @@ export const apiCommand: Scenario = {
   },
 };
 
+/** The median round of each figure. */
+function medians(rounds: Rounds) {
+  const of = (pick: (run: MaxRun) => number): number => median(rounds.max.map(pick));
+  const halfOf = (pick: (run: PacedLoadResult) => number): number => median(rounds.half.map(pick));
+  return {
+    requestsPerSec: of((r) => r.load.requestsPerSec),
+    maxP50Ms: of((r) => r.load.p50Ms),
+    maxP99Ms: of((r) => r.load.p99Ms),
+    serverCpuUs: of((r) => r.serverCpuUs),
+    redisCpuUs: of((r) => r.redisCpuUs),
+    generatorCpuUs: of((r) => r.generatorCpuUs),
+    halfP50Ms: halfOf((r) => r.p50Ms),
+    halfP99Ms: halfOf((r) => r.p99Ms),
+    unexpected: [...rounds.max.map((r) => r.load), ...rounds.half].reduce(
+      (sum, r) => sum + r.unexpected,
+      0,
+    ),
+  };
+}
+
 function report(
   options: BenchOptions,
-  api: Measured,
-  baseline: Measured,
+  apiRounds: Rounds,
+  baselineRounds: Rounds,
   halfRate: number,
   notes: string[],
 ): ScenarioResult {
-  const throughputRatio = api.max.requestsPerSec / baseline.max.requestsPerSec;
-  const unexpected = (m: Measured): number => m.max.unexpected + m.half.unexpected;
+  const api = medians(apiRounds);
+  const baseline = medians(baselineRounds);
+  const throughputRatio = median(
+    apiRounds.max.map(
+      (run, i) => run.load.requestsPerSec / baselineRounds.max[i]!.load.requestsPerSec,
+    ),
+  );
   const half = `at ${perSec(halfRate)} req/s (half the api max)`;
   return {
-    columns: ['measurement', 'api', 'baseline', 'api / baseline'],
+    columns: ['measurement (median round)', 'api', 'baseline', 'api / baseline'],
     rows: [
       [
         `max throughput (${options.connections} conn): requests/s`,
-        perSec(api.max.requestsPerSec),
-        perSec(baseline.max.requestsPerSec),
+        perSec(api.requestsPerSec),
+        perSec(baseline.requestsPerSec),
         ratio(throughputRatio),
       ],
-      ['max throughput: p50 ms', ms(api.max.p50Ms), ms(baseline.max.p50Ms), ''],
-      ['max throughput: p99 ms', ms(api.max.p99Ms), ms(baseline.max.p99Ms), ''],
+      ['max throughput: p50 ms', ms(api.maxP50Ms), ms(baseline.maxP50Ms), ''],
+      ['max throughput: p99 ms', ms(api.maxP99Ms), ms(baseline.maxP99Ms), ''],
       [
         'server CPU per request µs',
         us(api.serverCpuUs),
@@ -195,9 +260,14 @@ function report(
         us(baseline.generatorCpuUs),
         '',
       ],
-      [`${half}: p50 ms`, ms(api.half.p50Ms), ms(baseline.half.p50Ms), ''],
-      [`${half}: p99 ms`, ms(api.half.p99Ms), ms(baseline.half.p99Ms), ''],
-      ['responses other than 202', count(unexpected(api)), count(unexpected(baseline)), ''],
+      [`${half}: p50 ms`, ms(api.halfP50Ms), ms(baseline.halfP50Ms), ''],
+      [`${half}: p99 ms`, ms(api.halfP99Ms), ms(baseline.halfP99Ms), ''],
+      [
+        'responses other than 202 (all rounds)',
+        count(api.unexpected),
+        count(baseline.unexpected),
+        '',
+      ],
     ],
     checks: [
       {
@@ -207,21 +277,21 @@ function report(
       },
       {
         target: `api p99 ≤ ${MAX_P99_AT_HALF_RATE_MS} ms at half the api's maximum rate`,
-        actual: `${msUp(api.half.p99Ms)} ms at ${perSec(halfRate)} req/s`,
-        pass: api.half.p99Ms <= MAX_P99_AT_HALF_RATE_MS,
+        actual: `${msUp(api.halfP99Ms)} ms at ${perSec(halfRate)} req/s`,
+        pass: api.halfP99Ms <= MAX_P99_AT_HALF_RATE_MS,
       },
       {
         target: 'every response is 202 (otherwise the figures are not valid)',
-        actual: `${count(unexpected(api))} api, ${count(unexpected(baseline))} baseline`,
-        pass: unexpected(api) === 0 && unexpected(baseline) === 0,
+        actual: `${count(api.unexpected)} api, ${count(baseline.unexpected)} baseline`,
+        pass: api.unexpected === 0 && baseline.unexpected === 0,
       },
     ],
     chart: [
       {
         label: 'max throughput',
         unit: 'req/s',
-        value: api.max.requestsPerSec,
-        baseline: baseline.max.requestsPerSec,
+        value: api.requestsPerSec,
+        baseline: baseline.requestsPerSec,
       },
       {
         label: 'server CPU per request',
@@ -232,15 +302,15 @@ function report(
       {
         label: 'p99 at half the api max',
         unit: 'ms',
-        value: api.half.p99Ms,
-        baseline: baseline.half.p99Ms,
+        value: api.halfP99Ms,
+        baseline: baseline.halfP99Ms,
       },
     ],
     notes:
-      baseline.half.p99Ms > MAX_P99_AT_HALF_RATE_MS
+      baseline.halfP99Ms > MAX_P99_AT_HALF_RATE_MS
         ? [
             ...notes,
-            `the bare baseline itself had a p99 of ${ms(baseline.half.p99Ms)} ms at this rate: ` +
+            `the bare baseline itself had a p99 of ${ms(baseline.halfP99Ms)} ms at this rate: ` +
               `latency on this machine was dominated by other load, so the api's p99 says ` +
               `little about the api; rerun on an idle machine`,
           ]

@@ -5,9 +5,11 @@ import type { BenchOptions } from '../lib/options.js';
 import type { Cell, Check, Scenario, ScenarioResult } from '../lib/scenario.js';
 import { pacedTasks, stepPercentiles, type TaskLoadResult } from '../lib/task-load.js';
 import { WebhookReceiver } from '../lib/webhook-receiver.js';
+import { median } from '../lib/stats.js';
 import {
   measureThroughput,
   WEBHOOK_APPS,
+  type SenderRun,
   type ThroughputResult,
 } from '../lib/webhook-throughput.js';
 import { gatewayCall, gatewayHangup, inParallel, type LiveCall } from '../media-node/flows.js';
@@ -90,8 +92,16 @@ async function measureEndToEnd(
 }
 
 function report(t: ThroughputResult, e: EndToEnd | Error): ScenarioResult {
-  const { raw, dispatcher: d } = t;
-  const share = d.perSec / raw.perSec;
+  const of = (runs: readonly SenderRun[], pick: (run: SenderRun) => number): number =>
+    median(runs.map(pick));
+  const raw = { perSec: of(t.raw, (r) => r.perSec), cpuUs: of(t.raw, (r) => r.cpuUs) };
+  const d = {
+    perSec: of(t.dispatcher, (r) => r.perSec),
+    cpuUs: of(t.dispatcher, (r) => r.cpuUs),
+    redisCpuUs: of(t.dispatcher, (r) => r.redisCpuUs),
+  };
+  // Each round's runs were side by side in time: the median of the rounds' ratios.
+  const share = median(t.dispatcher.map((run, i) => run.perSec / t.raw[i]!.perSec));
   const rows: Cell[][] = [
     [
       `webhooks/s over ${WEBHOOK_APPS} apps (backlog drained)`,
@@ -111,11 +121,23 @@ function report(t: ThroughputResult, e: EndToEnd | Error): ScenarioResult {
   ];
   const notes = [
     `redis ${t.redisVersion} (AOF everysec); receiver: node:http on 127.0.0.1 answering 204, in the generator process`,
-    `dispatcher: ${count(t.published)} command.result events published through the real publisher before it started; ` +
-      `the first ${count(t.warmup)} are its warm-up, the other ${count(d.delivered)} took ${d.seconds.toFixed(2)} s; ` +
-      `the receiver got ${count(t.received)} requests in all (more than published = repeats)`,
+    `${t.raw.length} rounds, raw and dispatcher alternately (ABBA order); every figure is the ` +
+      `median round, the ratio the median of the rounds' ratios; per round, dispatcher / raw ` +
+      `webhooks/s: ` +
+      t.dispatcher
+        .map((run, i) => {
+          const other = t.raw[i]!.perSec;
+          return `${perSec(run.perSec)} / ${perSec(other)} (${ratio(run.perSec / other)})`;
+        })
+        .join(', '),
+    `dispatcher: each round, ${count(t.published)} command.result events published through the ` +
+      `real publisher before a fresh dispatcher started; the first ${count(t.warmup)} are its ` +
+      `warm-up, the other ${count(t.published - t.warmup)} are timed; the receiver got ` +
+      `${count(t.repeats)} requests more than were published (repeats)`,
     `raw: ${WEBHOOK_APPS} requests in flight over 32 keep-alive connections (the dispatcher's one per app ` +
-      `and WEBHOOK_CONNECTIONS_PER_ORIGIN), the same bodies unsigned; ${count(raw.delivered)} 2xx, ${count(raw.failed)} failed`,
+      `and WEBHOOK_CONNECTIONS_PER_ORIGIN), the same bodies unsigned; ` +
+      `${count(t.raw.reduce((n, r) => n + r.delivered, 0))} 2xx, ` +
+      `${count(t.raw.reduce((n, r) => n + r.failed, 0))} failed`,
   ];
   if (e instanceof Error) {
     notes.push(`end to end not measured: ${e.message}`);
