@@ -352,6 +352,26 @@ describe('idempotency', () => {
     expect(await api.redis.pttl(claims[0]!)).toBeGreaterThan(86_000_000);
   });
 
+  it('commands arriving together are answered each on its own, a failing one alone with 500', async () => {
+    const [good, other] = [await newSession(), await newSession()];
+    const broken = await newSession();
+    // A key of the wrong type: its command raises an error in the batch script run they share.
+    await api.redis.del(api.keys.session(broken));
+    await api.redis.set(api.keys.session(broken), 'not a hash');
+    const replies = await Promise.all([
+      post(good, 'answer'),
+      post(broken, 'answer'),
+      post(other, 'hangup'),
+      post(`${node}-${randomUUID()}`, 'answer'),
+    ]);
+    expect(replies.map((r) => r.statusCode)).toEqual([202, 500, 202, 404]);
+    expect(replies[1]?.json()).toEqual({ success: false, error: 'Internal server error' });
+    const commands = (await commandsFor(api, node)).filter(
+      (c) => c.kind === 'session' && [good, other, broken].includes(c.session_id),
+    );
+    expect(commands.map((c) => c.kind === 'session' && c.session_id)).toEqual([good, other]);
+  });
+
   it('50 parallel requests with one command_uid give one stream entry and one operation', async () => {
     const session = await newSession();
     const replies = await Promise.all(

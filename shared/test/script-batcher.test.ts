@@ -128,6 +128,21 @@ describe('ScriptBatcher', () => {
     );
   });
 
+  it('fails only the command that raised an error, not the rest of its batch', async () => {
+    const b = batcher(64);
+    const broken = sessionId(prefix, randomUUID());
+    await redis.set(keys.session(broken), 'not a hash');
+    const replies = await Promise.all([
+      call(b, answer('app_a', live, 'before')),
+      call(b, answer('app_a', broken, 'wrong type')),
+      call(b, answer('app_a', live, 'after')),
+    ]);
+    expect(replies[0]).toEqual([0, null]);
+    expect(replies[1]?.[0]).toBe(-100);
+    expect(String(replies[1]?.[1])).toContain('WRONGTYPE');
+    expect(replies[2]).toEqual([0, null]);
+  });
+
   it('sends a full batch at once and the rest in another run', async () => {
     const b = batcher(2);
     await call(b, answer('app_a', live, 'warm'));

@@ -37,6 +37,9 @@ const SCRIPT_ERRORS: Record<number, ErrorCode> = {
   [-12]: 'STILL_LEAVING',
 };
 
+/** The script's code for a command that raised an error: a 500 for that request alone. */
+const SCRIPT_FAILED = -100;
+
 /** sessionCommands-n.lua: per command, 9 keys and 12 arguments. */
 const KEYS_PER_COMMAND = 9;
 const ARGS_PER_COMMAND = 12;
@@ -132,6 +135,7 @@ export class SessionCommands {
       return { status: answer.status === 'already_joined' ? 200 : 202, body: answer };
     }
     if (code === -1) throw rateLimited('RATE_LIMITED', Number(value));
+    if (code === SCRIPT_FAILED) throw new Error(`sessionCommands failed: ${String(value)}`);
     const error = SCRIPT_ERRORS[code];
     if (!error) throw new Error(`sessionCommands returned unknown code ${code}`);
     throw new GatewayError(error);

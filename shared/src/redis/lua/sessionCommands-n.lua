@@ -27,6 +27,7 @@
     -4 command cooldown            -5 room not found         -6 room of another app
     -7 in a different room         -8 not in a conference    -9 still joining
     -10 already muted              -11 already unmuted       -12 still leaving
+    -100, message  the command raised an error (its writes so far stay, as in any script)
 ]]
 --- @include "fixedWindow"
 --- @include "sessionCommand"
@@ -35,7 +36,12 @@ local KEYS_EACH, ARGV_EACH = 9, 12
 local alive = {}
 local replies = {}
 for i = 0, #KEYS / KEYS_EACH - 1 do
-  local reply = sessionCommand(i * KEYS_EACH, i * ARGV_EACH, alive)
+  -- A command that raises an error (a key of the wrong type, say) fails alone, as it would have
+  -- in a script run of its own: the other commands of the batch are not its business.
+  local ok, reply = pcall(sessionCommand, i * KEYS_EACH, i * ARGV_EACH, alive)
+  if not ok then
+    reply = {-100, type(reply) == 'table' and (reply.err or 'error') or tostring(reply)}
+  end
   replies[#replies + 1] = reply[1]
   replies[#replies + 1] = reply[2] or false
 end
