@@ -40,6 +40,13 @@ const MAINTENANCE_INTERVAL_MS = 5000;
 /** Entries per shard per read; a shard may exceed its buffer by less than one read. */
 const READ_COUNT = 500;
 
+/** The acknowledgements of one shard made in one tick, and how their XACK turned out. */
+interface AckBatch {
+  readonly ids: string[];
+  readonly done: Promise<void>;
+  readonly settle: (err: Error | null) => void;
+}
+
 /**
  * The Redis event bus: N shard streams, each read by one dispatcher at a time under a redlock
  * lease. Dispatchers announce themselves in a heartbeat set and each aims for its share of the
@@ -56,7 +63,8 @@ export class RedisEventBus implements EventBus {
   private readonly blocking: Redis;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
-  private readonly ackBatches = new Map<number, { ids: string[]; sent: Promise<unknown> }>();
+  /** Acknowledgements made in this tick, by shard index; sent when the tick ends. */
+  private ackTick: Map<number, AckBatch> | undefined;
   private sweeping = false;
   private readonly ackedDuringSweep: [Shard, string][] = [];
   /** The XREADGROUP in flight, if any. */
@@ -127,20 +135,45 @@ export class RedisEventBus implements EventBus {
     else this.forget(shard, event.id);
   }
 
-  /** Acknowledgements of one shard within a tick go out as one XACK. */
-  private xackSoon(index: number, id: string): Promise<unknown> {
-    let batch = this.ackBatches.get(index);
+  /**
+   * Acknowledgements made within a tick go out together: one XACK per shard, all of them in one
+   * pipeline (one socket write, where each XACK used to be a write of its own). Each shard's
+   * acknowledgements still succeed or fail on their own XACK's reply.
+   */
+  private xackSoon(index: number, id: string): Promise<void> {
+    if (!this.ackTick) {
+      this.ackTick = new Map();
+      setImmediate(() => this.flushAcks());
+    }
+    let batch = this.ackTick.get(index);
     if (!batch) {
-      const ids: string[] = [];
-      const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-        this.ackBatches.delete(index);
-        return this.o.redis.xack(this.o.keys.eventShard(index), SHARD_GROUP, ...ids);
+      let settle: AckBatch['settle'] = () => undefined;
+      const done = new Promise<void>((resolve, reject) => {
+        settle = (err) => (err ? reject(err) : resolve());
       });
-      batch = { ids, sent };
-      this.ackBatches.set(index, batch);
+      batch = { ids: [], done, settle };
+      this.ackTick.set(index, batch);
     }
     batch.ids.push(id);
-    return batch.sent;
+    return batch.done;
+  }
+
+  private flushAcks(): void {
+    const batches = [...(this.ackTick ?? new Map<number, AckBatch>())];
+    this.ackTick = undefined;
+    const pipeline = this.o.redis.pipeline();
+    for (const [index, { ids }] of batches) {
+      pipeline.xack(this.o.keys.eventShard(index), SHARD_GROUP, ...ids);
+    }
+    pipeline.exec().then(
+      (replies) =>
+        batches.forEach(([, batch], i) =>
+          batch.settle(replies?.[i]?.[0] ?? (replies?.[i] ? null : new Error('no XACK reply'))),
+        ),
+      (err: Error) => {
+        for (const [, batch] of batches) batch.settle(err);
+      },
+    );
   }
 
   private forget(shard: Shard, id: string): void {
