@@ -37,6 +37,14 @@ export class RedisKeys {
     return `${this.prefix}:cool:${scope}:${id}:${group}`;
   }
 
+  /**
+   * Fills a KEYS slot that a script does not touch in this call (the claim of a command_uid the
+   * api made up, the room of a command outside conferences): short, so the call stays small.
+   */
+  unused(): string {
+    return `${this.prefix}:unused`;
+  }
+
   // Conference rooms
   room(roomId: string): string {
     return `${this.prefix}:room:${roomId}`;

@@ -6,9 +6,10 @@
   Per command, 9 KEYS and 12 ARGV, the commands' slices back to back:
   KEYS: 1 rate window: app + client IP, 1 s     2 rate window: app, 60 s
         3 session hash                          4 owning node's heartbeat
-        5 command_uid claim                     6 cooldown marker of the command's group
+        5 command_uid claim (when ARGV 8 > 0)   6 cooldown marker of the group (when ARGV 7 > 0)
         7 owning node's command stream          8 room hash (conference/join; else unused)
         9 room members zset (conference/join; else unused)
+        (a slot a command does not use holds RedisKeys.unused(): it is never touched)
   ARGV: 1 app id          2 ip limit          3 ip window ms
         4 app limit       5 app window ms
         6 command name    7 cooldown ms (0 = none)
