@@ -13,3 +13,8 @@ export async function redisCpuMs(redis: Redis): Promise<number> {
 export async function redisUsedMemory(redis: Redis): Promise<number> {
   return field(await redis.info('memory'), 'used_memory');
 }
+
+/** AOF rewrites Redis has run so far (each forks a child that competes for the CPU). */
+export async function redisAofRewrites(redis: Redis): Promise<number> {
+  return field(await redis.info('persistence'), 'aof_rewrites');
+}

@@ -5,6 +5,7 @@ import { closedLoop } from '../lib/closed-loop.js';
 import { count, mib, ms, msUp, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
 import { PacedLoad, type PacedLoadResult } from '../lib/paced-load.js';
+import { redisAofRewrites, redisCpuMs, redisUsedMemory } from '../lib/redis-info.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
 import { median, type LoadResult } from '../lib/stats.js';
 import type { LoadTarget, RequestSpec } from '../lib/target.js';
@@ -76,6 +77,7 @@ export const apiCommand: Scenario = {
     const redis = new Redis(redisServer.url);
     const children: ChildServer[] = [];
     const paced: PacedLoad[] = [];
+    let stopTrimming = (): void => undefined;
     try {
       const keys = new RedisKeys(KEY_PREFIX);
       const fixture = await LiveSessions.seed(redis, keys, {
@@ -83,6 +85,7 @@ export const apiCommand: Scenario = {
         rateLimitPerMinute: APP_RATE_LIMIT_PER_MINUTE,
       });
       log(`seeded ${APPS} apps with one live session each on node ${fixture.nodePrefix}`);
+      stopTrimming = fixture.keepStreamShort();
       const api = await startChildServer({
         file: 'api-server.ts',
         env: { BENCH_REDIS_URL: redisServer.url, BENCH_REDIS_PREFIX: KEY_PREFIX },
@@ -101,7 +104,8 @@ export const apiCommand: Scenario = {
         next,
         expectedStatus: 202,
       });
-      const memoryBefore = await usedMemory(redis);
+      const memoryBefore = await redisUsedMemory(redis);
+      const rewritesBefore = await redisAofRewrites(redis);
 
       for (const [label, server] of Object.entries(servers)) {
         log(`${label}: warm-up ${options.warmupSec} s at full load`);
@@ -113,13 +117,14 @@ export const apiCommand: Scenario = {
       const max = await alternate(options.rounds, async (label): Promise<MaxRun> => {
         const server = servers[label];
         log(`${label}: maximum throughput, ${options.durationSec} s`);
+        const appendedBefore = await fixture.appended();
         const [serverBefore, redisBefore] = [server.cpuMs(), await redisCpuMs(redis)];
         const generator = process.cpuUsage();
         const load = await closedLoop(target(server), options);
         const { user, system } = process.cpuUsage(generator);
         const [serverAfter, redisAfter] = [server.cpuMs(), await redisCpuMs(redis)];
         if (label === 'api') {
-          apiEnqueued += await fixture.enqueued();
+          apiEnqueued += (await fixture.appended()) - appendedBefore;
           apiAccepted += load.responses - load.unexpected;
         }
         await fixture.reset();
@@ -154,7 +159,8 @@ export const apiCommand: Scenario = {
         await fixture.reset();
         return result;
       });
-      const memoryAfter = await usedMemory(redis);
+      const memoryAfter = await redisUsedMemory(redis);
+      const rewrites = (await redisAofRewrites(redis)) - rewritesBefore;
 
       const apiRounds: Rounds = { max: max.api, half: half.api };
       const baselineRounds: Rounds = { max: max.baseline, half: half.baseline };
@@ -178,7 +184,9 @@ export const apiCommand: Scenario = {
         `maximum throughput: autocannon, ${options.connections} connections, no pipelining; ` +
           `half rate: evenly paced open-loop arrivals over a pool of ${options.connections} ` +
           `connections, opened by the warm-up and kept for the measurements`,
-        `commands the api appended to the node's stream during its maximum runs: ` +
+        `commands the api appended to the node's stream during its maximum runs (XINFO ` +
+          `entries-added; the stream is trimmed to ~1,000 entries every 100 ms, as the media ` +
+          `node's consumer would): ` +
           `${count(apiEnqueued)}, for ${count(apiAccepted)} 202 answers received (requests ` +
           `still in flight when a load stopped make the difference)`,
         `half-rate runs achieved (median): api ${perSec(median(half.api.map((h) => h.requestsPerSec)))} ` +
@@ -190,9 +198,11 @@ export const apiCommand: Scenario = {
           `the load generator during a maximum-throughput run, divided by its responses; it ` +
           `depends far less than requests/s on what else the machine runs`,
         `redis used_memory ${mib(memoryBefore)} before, ${mib(memoryAfter)} after ` +
-          `(stream and idempotency claims cleared between measurements)`,
+          `(stream and idempotency claims cleared between measurements); ${count(rewrites)} AOF ` +
+          `rewrites during the measurements (each forks a child that shares the two cores)`,
       ]);
     } finally {
+      stopTrimming();
       for (const load of paced) await load.close();
       for (const child of children.reverse()) await child.stop();
       redis.disconnect();
@@ -316,18 +326,6 @@ function report(
           ]
         : notes,
   };
-}
-
-async function usedMemory(redis: Redis): Promise<number> {
-  const info = await redis.info('memory');
-  return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
-}
-
-async function redisCpuMs(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const seconds = (name: string): number =>
-    Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
-  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000;
 }
 
 async function redisVersion(redis: Redis): Promise<string> {

@@ -76,9 +76,22 @@ export class LiveSessions {
   }
 
   /**
-   * Drops what the previous measurement left (the node's command stream, which no media node
-   * consumes here, and the idempotency claims), so every measurement starts from the same
-   * memory footprint.
+   * Keeps the node's command stream short while a load runs, as the media node's consumer does
+   * by trimming what it acknowledged: no media node consumes the stream here, and a stream that
+   * grew by hundreds of thousands of entries per run made Redis' AOF rewrites (a fork writing
+   * the whole stream) far heavier than in production. Returns a function that stops it.
+   */
+  keepStreamShort(intervalMs = 100): () => void {
+    const stream = this.keys.commandStream(this.nodePrefix);
+    const timer = setInterval(() => {
+      void this.redis.xtrim(stream, 'MAXLEN', '~', 1000).catch(() => undefined);
+    }, intervalMs);
+    return () => clearInterval(timer);
+  }
+
+  /**
+   * Drops what the previous measurement left (the rest of the node's command stream and the
+   * idempotency claims), so every measurement starts from the same memory footprint.
    */
   async reset(): Promise<void> {
     await this.redis.xtrim(this.keys.commandStream(this.nodePrefix), 'MAXLEN', 0);
@@ -91,8 +104,12 @@ export class LiveSessions {
     } while (cursor !== '0');
   }
 
-  /** Entries the api appended to the node's command stream since the last reset. */
-  async enqueued(): Promise<number> {
-    return this.redis.xlen(this.keys.commandStream(this.nodePrefix));
+  /** Entries the api has appended to the node's command stream so far, trimmed ones included. */
+  async appended(): Promise<number> {
+    const stream = this.keys.commandStream(this.nodePrefix);
+    if ((await this.redis.exists(stream)) === 0) return 0;
+    const info = (await this.redis.xinfo('STREAM', stream)) as unknown[];
+    const at = info.indexOf('entries-added');
+    return at < 0 ? Number.NaN : Number(info[at + 1]);
   }
 }
