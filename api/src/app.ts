@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventPublisher, Logger } from '@voicegw/shared';
+import type { Logger } from '@voicegw/shared';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiConfig } from './config.js';
@@ -20,7 +20,6 @@ export interface BuildAppOptions {
   readonly config: ApiConfig;
   /** The process logger; without one the app logs nothing (tests). */
   readonly logger?: Logger;
-  readonly events?: EventPublisher;
 }
 
 export type App = FastifyInstance;
@@ -55,10 +54,7 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
   await app.register(validators);
   await app.register(errors);
   await app.register(jsonBody);
-  await app.register(infrastructure, {
-    config,
-    ...(options.events ? { events: options.events } : {}),
-  });
+  await app.register(infrastructure, { config });
   await app.register(rateLimit);
   await app.register(auth);
   await app.register(recentErrors);

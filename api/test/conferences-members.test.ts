@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventArgs } from '@voicegw/shared';
 import {
   createTenant,
   json,
   liveNode,
+  publishedEvents,
   seedSession,
   startApi,
   type TestApi,
@@ -242,7 +244,7 @@ describe('DELETE /conferences/{room_id} with members', () => {
   });
 });
 
-describe('deleteRoom-5.lua', () => {
+describe('deleteRoom-6.lua', () => {
   it('refuses a member list that misses a session, so a join racing the delete is not lost', async () => {
     const roomId = await newRoom();
     await join(roomId, 1);
@@ -255,10 +257,21 @@ describe('deleteRoom-5.lua', () => {
         keys.appRoomNames(tenant.appId),
         keys.appRooms(tenant.appId),
         keys.commandStream(node),
+        keys.events(),
       ],
-      [tenant.appId, roomId, '{}'],
+      [
+        tenant.appId,
+        roomId,
+        '{}',
+        ...eventArgs(tenant.appId, { event: 'conference.destroyed', room_id: roomId }),
+      ],
     );
     expect(reply).toEqual([-3]);
     expect(await api.redis.exists(keys.room(roomId))).toBe(1);
+    // Refused: neither the room's destruction nor its event happened.
+    const destroyed = (await publishedEvents(api)).filter(
+      (e) => e.event === 'conference.destroyed' && (e as { room_id?: string }).room_id === roomId,
+    );
+    expect(destroyed).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ export type { EventName } from './events/names.js';
 export { EventPayloadSchemas, HANGUP_CAUSES, DIGITS_STATUSES } from './events/payloads.js';
 export type { EventPayload, HangupCause } from './events/payloads.js';
 export type { EventEnvelope } from './events/envelope.js';
-export { RedisStreamPublisher, envelope, EVENT_FIELDS } from './events/publisher.js';
+export { RedisStreamPublisher, envelope, eventArgs, EVENT_FIELDS } from './events/publisher.js';
 export type { EventPublisher } from './events/publisher.js';
 
 export { createEventPublisher } from './bus/publisher.js';

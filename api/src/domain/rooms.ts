@@ -1,4 +1,5 @@
 import {
+  eventArgs,
   encodeCommand,
   GatewayError,
   isRoomId,
@@ -70,12 +71,17 @@ export async function createRoom(app: FastifyInstance, appId: string, name: stri
   const roomId = newRoomId(node.prefix);
   const [code, value] = (await app.scripts.run(
     'createRoom',
-    [keys.appRoomNames(appId), keys.room(roomId), keys.appRooms(appId)],
-    [appId, name, roomId, node.prefix],
+    [keys.appRoomNames(appId), keys.room(roomId), keys.appRooms(appId), keys.events()],
+    [
+      appId,
+      name,
+      roomId,
+      node.prefix,
+      ...eventArgs(appId, { event: 'conference.created', room_id: roomId, name }),
+    ],
   )) as ScriptReply;
   if (code === -1) throw nameTaken(String(value));
   if (code !== 0) throw scriptError({}, code, 'createRoom');
-  await app.events.publish(appId, { event: 'conference.created', room_id: roomId, name });
   return { room_id: roomId };
 }
 
@@ -182,6 +188,7 @@ export async function deleteRoom(app: FastifyInstance, appId: string, roomId: st
     args: {},
     issued_at: Date.now(),
   };
+  const destroyed = eventArgs(appId, { event: 'conference.destroyed', room_id: roomId });
   for (let attempt = 1; ; attempt++) {
     const members = await app.redis.zrange(keys.roomMembers(roomId), 0, -1);
     const [code] = (await app.scripts.run(
@@ -192,15 +199,21 @@ export async function deleteRoom(app: FastifyInstance, appId: string, roomId: st
         keys.appRoomNames(appId),
         keys.appRooms(appId),
         keys.commandStream(host),
+        keys.events(),
       ],
-      [appId, roomId, encodeCommand(message), ...members.flatMap((id) => [id, keys.session(id)])],
+      [
+        appId,
+        roomId,
+        encodeCommand(message),
+        ...destroyed,
+        ...members.flatMap((id) => [id, keys.session(id)]),
+      ],
     )) as ScriptReply;
     if (code === 0) break;
     if (code !== MEMBERS_CHANGED || attempt === DELETE_ATTEMPTS) {
       throw scriptError(DELETE_ERRORS, code, 'deleteRoom');
     }
   }
-  await app.events.publish(appId, { event: 'conference.destroyed', room_id: roomId });
   return { room_id: roomId };
 }
 
@@ -241,6 +254,7 @@ export async function controlRoom(
       keys.room(roomId),
       keys.cooldown('room', roomId, cooldown.name),
       keys.commandStream(host),
+      keys.events(),
     ],
     [
       appId,
@@ -250,25 +264,37 @@ export async function controlRoom(
       encodeCommand(message),
       operationId,
       control === 'play' ? JSON.stringify(args.urls ?? []) : String(args.volume ?? ''),
+      ...controlEvent(appId, control, { room_id: roomId, operation_id: operationId }, args),
     ],
   )) as ScriptReply;
   if (code === -1) throw rateLimited('RATE_LIMITED', Number(value));
   if (code !== 0) throw scriptError(CONTROL_ERRORS, code, 'roomControl');
-
-  const room = { room_id: roomId, operation_id: operationId };
-  if (control === 'play') {
-    await app.events.publish(appId, {
-      event: 'conference.play.started',
-      ...room,
-      urls: [...(args.urls ?? [])],
-    });
-  } else if (control === 'pause') {
-    await app.events.publish(appId, { event: 'conference.play.paused', ...room });
-  } else if (control === 'stop') {
-    await app.events.publish(appId, { event: 'conference.play.stopped', ...room });
-  } else {
-    const volume = args.volume ?? 0;
-    await app.events.publish(appId, { event: 'conference.play.volume_changed', ...room, volume });
-  }
   return { operation_id: operationId, status: 'in_progress' };
+}
+
+/** The conference.play.* event of a control, as the script appends it with the change. */
+function controlEvent(
+  appId: string,
+  control: RoomControl,
+  room: { room_id: string; operation_id: string },
+  args: ControlArgs,
+) {
+  switch (control) {
+    case 'play':
+      return eventArgs(appId, {
+        event: 'conference.play.started',
+        ...room,
+        urls: [...(args.urls ?? [])],
+      });
+    case 'pause':
+      return eventArgs(appId, { event: 'conference.play.paused', ...room });
+    case 'stop':
+      return eventArgs(appId, { event: 'conference.play.stopped', ...room });
+    case 'volume':
+      return eventArgs(appId, {
+        event: 'conference.play.volume_changed',
+        ...room,
+        volume: args.volume ?? 0,
+      });
+  }
 }

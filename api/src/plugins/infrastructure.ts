@@ -1,12 +1,10 @@
 import {
-  createEventPublisher,
   createMetricsRegistry,
   createRedis,
   LuaScripts,
   NodeRegistry,
   RedisKeys,
   SessionStore,
-  type EventPublisher,
 } from '@voicegw/shared';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
@@ -19,7 +17,6 @@ declare module 'fastify' {
     redis: Redis;
     keys: RedisKeys;
     scripts: LuaScripts;
-    events: EventPublisher;
     nodes: NodeRegistry;
     sessions: SessionStore;
     metrics: Registry;
@@ -28,13 +25,15 @@ declare module 'fastify' {
 
 export interface InfrastructureOptions {
   readonly config: ApiConfig;
-  /** Injected by tests and by the dispatcher entrypoint; built from config otherwise. */
-  readonly events?: EventPublisher;
 }
 
-/** Redis, keys, scripts, the event publisher and the metrics registry: everything routes use. */
+/**
+ * Redis, keys, scripts and the metrics registry: everything routes use. The events the api
+ * causes (conference.*) are appended to the ingest stream by the Lua script that makes the
+ * change, so a change is never saved without its event.
+ */
 export default fp<InfrastructureOptions>(
-  async (app, { config, events }) => {
+  async (app, { config }) => {
     const redis = createRedis(config.REDIS_URL, {
       name: 'api',
       commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
@@ -47,7 +46,6 @@ export default fp<InfrastructureOptions>(
     app.decorate('redis', redis);
     app.decorate('keys', keys);
     app.decorate('scripts', new LuaScripts(redis));
-    app.decorate('events', events ?? createEventPublisher(config, redis));
     app.decorate('nodes', new NodeRegistry(redis, keys));
     app.decorate('sessions', new SessionStore(redis, keys));
     app.decorate('metrics', createMetricsRegistry('api'));

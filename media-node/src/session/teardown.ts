@@ -1,10 +1,4 @@
-import {
-  EVENT_FIELDS,
-  envelope,
-  parseSessionId,
-  type EventPayload,
-  type HangupCause,
-} from '@voicegw/shared';
+import { eventArgs, parseSessionId, type EventPayload, type HangupCause } from '@voicegw/shared';
 import { recordMembership } from '../conference/membership.js';
 import type { NodeContext } from '../context.js';
 import type { Session } from './session.js';
@@ -31,17 +25,13 @@ export async function recordHangup(node: NodeContext, record: HangupRecord): Pro
     hangup_cause: record.cause,
     duration_seconds: Math.max(0, Math.floor(record.durationSeconds)),
   };
-  const event = envelope(record.appId, payload, record.metadata);
   const owner = parseSessionId(record.sessionId)?.prefix ?? node.prefix;
   const published = await node.scripts.run(
     'endSession',
     [keys.session(record.sessionId), keys.nodeSessions(owner), keys.events()],
     [
       record.sessionId,
-      EVENT_FIELDS.app,
-      record.appId,
-      EVENT_FIELDS.body,
-      JSON.stringify(event),
+      ...eventArgs(record.appId, payload, record.metadata),
       Date.now(),
       record.reason,
       node.config.SESSION_GRACE_SEC * 1000,

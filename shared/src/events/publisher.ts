@@ -32,6 +32,20 @@ export function envelope<N extends EventName>(
 export const EVENT_FIELDS = { app: 'app', body: 'e' } as const;
 
 /**
+ * One event as four ARGV for a Lua script that appends it to the ingest stream itself, atomically
+ * with the change it reports, so that the change is never saved without its event:
+ * `redis.call('XADD', <events key>, '*', ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])`.
+ */
+export function eventArgs<N extends EventName>(
+  appId: string,
+  payload: EventPayload<N>,
+  metadata?: Record<string, unknown>,
+): [appField: string, appId: string, bodyField: string, body: string] {
+  const event = envelope(appId, payload, metadata);
+  return [EVENT_FIELDS.app, appId, EVENT_FIELDS.body, JSON.stringify(event)];
+}
+
+/**
  * Appends events to the Redis event stream: the default bus on one machine, and what tests read.
  * Entries carry the app id as its own field so consumers can shard without parsing the body.
  */

@@ -4,13 +4,15 @@
 
   KEYS[1] rate window: app + client IP, 1 s     KEYS[2] rate window: app, 60 s
   KEYS[3] room hash                             KEYS[4] cooldown marker of the control's group
-  KEYS[5] the host node's command stream
+  KEYS[5] the host node's command stream        KEYS[6] the event ingest stream
 
   ARGV[1] app id     ARGV[2] ip limit     ARGV[3] ip window ms
   ARGV[4] app limit  ARGV[5] app window ms
   ARGV[6] control: play | pause | stop | volume     ARGV[7] cooldown ms
   ARGV[8] room command message (JSON)      ARGV[9] operation id
   ARGV[10] play: urls JSON; volume: the volume; else unused
+  ARGV[11..14] the control's conference.play.* event, appended with the change (see eventArgs
+               in shared/src/events)
 
   Returns {0, playback_status} accepted and enqueued; {-1, retry_ms} rate limited;
   {-2} room not found; {-3} room of another app; {-4} control cooldown.
@@ -46,4 +48,5 @@ elseif control == 'volume' then
 end
 
 redis.call('XADD', KEYS[5], '*', 'c', ARGV[8])
+redis.call('XADD', KEYS[6], '*', ARGV[11], ARGV[12], ARGV[13], ARGV[14])
 return {0, status}

@@ -6,8 +6,10 @@
   KEYS[2] the new room's hash
   KEYS[3] the app's rooms (zset scored by creation time in µs: rooms created one after the other
           keep their order, which whole milliseconds did not)
+  KEYS[4] the event ingest stream
 
   ARGV[1] app id    ARGV[2] room name    ARGV[3] room id    ARGV[4] host node prefix
+  ARGV[5..8] conference.created, appended with the room (see eventArgs in shared/src/events)
 
   Returns {0, created_at_ms} created, or {-1, existing_room_id} when the name is taken.
 ]]
@@ -31,4 +33,5 @@ redis.call('HSET', KEYS[2],
   'playback_operation_id', '')
 -- %.0f: Lua would print a number this large with 14 significant digits and lose the µs.
 redis.call('ZADD', KEYS[3], string.format('%.0f', createdUs), ARGV[3])
+redis.call('XADD', KEYS[4], '*', ARGV[5], ARGV[6], ARGV[7], ARGV[8])
 return {0, createdAt}

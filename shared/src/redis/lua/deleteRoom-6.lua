@@ -5,10 +5,11 @@
 
   KEYS[1] room hash                 KEYS[2] room members zset (session ids)
   KEYS[3] the app's room-name index KEYS[4] the app's rooms zset
-  KEYS[5] the host node's command stream
+  KEYS[5] the host node's command stream     KEYS[6] the event ingest stream
 
   ARGV[1] app id    ARGV[2] room id    ARGV[3] destroy command message (JSON)
-  ARGV[4..] pairs of (member session id, its session hash key), as read by the caller just before
+  ARGV[4..7] conference.destroyed, appended with the deletion (see eventArgs in shared/src/events)
+  ARGV[8..] pairs of (member session id, its session hash key), as read by the caller just before
 
   Returns {0} destroyed; {-1} room not found; {-2} room of another app;
   {-3} the member set holds a session the caller did not pass (it changed meanwhile: read again).
@@ -20,7 +21,7 @@ if owner[1] ~= ARGV[1] then return {-2} end
 -- Session keys come from the caller (built by RedisKeys); a join that slipped in after the
 -- caller read the member set sends it back for a fresh read instead of leaving a stale member.
 local sessionKeys = {}
-for i = 4, #ARGV, 2 do sessionKeys[ARGV[i]] = ARGV[i + 1] end
+for i = 8, #ARGV, 2 do sessionKeys[ARGV[i]] = ARGV[i + 1] end
 local members = redis.call('ZRANGE', KEYS[2], 0, -1)
 for _, id in ipairs(members) do
   if not sessionKeys[id] then return {-3} end
@@ -37,4 +38,5 @@ redis.call('DEL', KEYS[1], KEYS[2])
 if owner[2] and redis.call('HGET', KEYS[3], owner[2]) == ARGV[2] then redis.call('HDEL', KEYS[3], owner[2]) end
 redis.call('ZREM', KEYS[4], ARGV[2])
 redis.call('XADD', KEYS[5], '*', 'c', ARGV[3])
+redis.call('XADD', KEYS[6], '*', ARGV[4], ARGV[5], ARGV[6], ARGV[7])
 return {0}
