@@ -34,7 +34,7 @@ const CONTROL_ERRORS: Record<number, ErrorCode> = {
   [-3]: 'ROOM_FORBIDDEN',
   [-4]: 'COMMAND_RATE_LIMITED',
 };
-/** deleteRoom-5.lua answers -3 when a member joined between our read and the script. */
+/** deleteRoom-6.lua answers -3 when a member joined between our read and the script. */
 const MEMBERS_CHANGED = -3;
 const DELETE_ATTEMPTS = 5;
 
@@ -173,8 +173,8 @@ export async function listMembers(
 }
 
 /**
- * Destroys the room atomically (deleteRoom-5.lua) and has its host node kick the members, stop
- * recording and tear down bridges.
+ * Destroys the room atomically with its conference.destroyed (deleteRoom-6.lua) and has its host
+ * node kick the members, stop recording and tear down bridges.
  */
 export async function deleteRoom(app: FastifyInstance, appId: string, roomId: string) {
   const host = hostOf(roomId);
@@ -221,9 +221,9 @@ export type RoomControl = Exclude<RoomCommandName, 'destroy'>;
 export type ControlArgs = RoomCommandMessage['args'];
 
 /**
- * A playback control in one round trip (roomControl-5.lua): rate limits, ownership, the room's
- * cooldown, the playback fields and the command for the host node. Its event carries the
- * operation_id of this request's own 202.
+ * A playback control in one round trip (roomControl-6.lua): rate limits, ownership, the room's
+ * cooldown, the playback fields, the command for the host node and the control's event, which
+ * carries the operation_id of this request's own 202.
  */
 export async function controlRoom(
   app: FastifyInstance,
