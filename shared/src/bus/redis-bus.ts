@@ -39,6 +39,13 @@ export interface RedisBusOptions {
 const MAINTENANCE_INTERVAL_MS = 5000;
 /** Entries per shard per read; a shard may exceed its buffer by less than one read. */
 const READ_COUNT = 500;
+/**
+ * How long acknowledgements gather before they go out together, and how many may gather. Only
+ * the XACK waits, never a delivery; a dispatcher killed meanwhile leaves those events to the
+ * shard's next holder, which delivers them again with the same webhook-id (at least once).
+ */
+const ACK_WINDOW_MS = 5;
+const ACK_BATCH_MAX = 1000;
 
 /** The acknowledgements of one shard made in one tick, and how their XACK turned out. */
 interface AckBatch {
@@ -63,8 +70,10 @@ export class RedisEventBus implements EventBus {
   private readonly blocking: Redis;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
-  /** Acknowledgements made in this tick, by shard index; sent when the tick ends. */
-  private ackTick: Map<number, AckBatch> | undefined;
+  /** Acknowledgements gathering for the next XACKs, by shard index (see ACK_WINDOW_MS). */
+  private pendingAcks = new Map<number, AckBatch>();
+  private pendingAckCount = 0;
+  private ackTimer: NodeJS.Timeout | undefined;
   private sweeping = false;
   private readonly ackedDuringSweep: [Shard, string][] = [];
   /** The XREADGROUP in flight, if any. */
@@ -136,31 +145,33 @@ export class RedisEventBus implements EventBus {
   }
 
   /**
-   * Acknowledgements made within a tick go out together: one XACK per shard, all of them in one
-   * pipeline (one socket write, where each XACK used to be a write of its own). Each shard's
-   * acknowledgements still succeed or fail on their own XACK's reply.
+   * Acknowledgements gather for ACK_WINDOW_MS and go out together: one XACK per shard, all of
+   * them in one pipeline (one socket write). Each shard's acknowledgements succeed or fail on
+   * their own XACK's reply.
    */
   private xackSoon(index: number, id: string): Promise<void> {
-    if (!this.ackTick) {
-      this.ackTick = new Map();
-      setImmediate(() => this.flushAcks());
-    }
-    let batch = this.ackTick.get(index);
+    let batch = this.pendingAcks.get(index);
     if (!batch) {
       let settle: AckBatch['settle'] = () => undefined;
       const done = new Promise<void>((resolve, reject) => {
         settle = (err) => (err ? reject(err) : resolve());
       });
       batch = { ids: [], done, settle };
-      this.ackTick.set(index, batch);
+      this.pendingAcks.set(index, batch);
     }
     batch.ids.push(id);
+    if (++this.pendingAckCount >= ACK_BATCH_MAX) this.flushAcks();
+    else this.ackTimer ??= setTimeout(() => this.flushAcks(), ACK_WINDOW_MS);
     return batch.done;
   }
 
   private flushAcks(): void {
-    const batches = [...(this.ackTick ?? new Map<number, AckBatch>())];
-    this.ackTick = undefined;
+    clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    const batches = [...this.pendingAcks];
+    this.pendingAcks = new Map();
+    this.pendingAckCount = 0;
+    if (batches.length === 0) return;
     const pipeline = this.o.redis.pipeline();
     for (const [index, { ids }] of batches) {
       pipeline.xack(this.o.keys.eventShard(index), SHARD_GROUP, ...ids);
@@ -188,6 +199,7 @@ export class RedisEventBus implements EventBus {
     await this.loop;
     await this.router.stop();
     await this.ownership.stop();
+    this.flushAcks(); // whatever gathered since: sent before the caller closes the connection
   }
 
   /** A shard just taken: what the previous holder left unacknowledged comes first, in order. */
