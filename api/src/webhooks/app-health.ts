@@ -19,10 +19,14 @@ export class AppHealth {
   /** Apps whose last attempt here failed (the cached app record may predate the failure). */
   private readonly failing = new Set<string>();
 
-  /** After a 2xx; costs a write only while the webhook is known to have been failing. */
+  /** Whether a 2xx for this app has a failure to forget (see `succeeded`). */
+  wasFailing(app: AppRecord): boolean {
+    return this.failing.has(app.app_id) || app.webhook_failing_since !== undefined;
+  }
+
+  /** After a 2xx of an app that `wasFailing`: forgets the failure. */
   async succeeded(app: AppRecord): Promise<void> {
-    const known = this.failing.delete(app.app_id);
-    if (!known && app.webhook_failing_since === undefined) return;
+    this.failing.delete(app.app_id);
     await this.redis.hdel(this.keys.app(app.app_id), 'webhook_failing_since');
   }
 

@@ -68,7 +68,10 @@ export async function attemptDelivery(
   deps.metrics.count(result.kind, event.event);
 
   if (result.kind === 'delivered') {
-    await deps.health.succeeded(app).catch((err: unknown) => deps.log.debug({ err }, 'health'));
+    // Most deliveries have no failure to forget, and skip the call.
+    if (deps.health.wasFailing(app)) {
+      await deps.health.succeeded(app).catch((err: unknown) => deps.log.debug({ err }, 'health'));
+    }
     return { kind: 'delivered' };
   }
   deps.log.info(
