@@ -77,6 +77,6 @@ export { wavHeader, WAV_HEADER_BYTES } from './recordings/wav.js';
 export { NodeRegistry, PrefixCollisionError } from './nodes/registry.js';
 export type { NodeHeartbeat, LiveNode } from './nodes/registry.js';
 
-export { createMetricsRegistry } from './metrics.js';
+export { createMetricsRegistry, LabelledChildren } from './metrics.js';
 export { startOperatorServer } from './operator-server.js';
 export type { HealthReport, OperatorServer } from './operator-server.js';

@@ -1,4 +1,4 @@
-import { createMetricsRegistry } from '@voicegw/shared';
+import { createMetricsRegistry, LabelledChildren } from '@voicegw/shared';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** How a webhook event (or one attempt of it) turned out. */
@@ -42,30 +42,20 @@ export class DispatcherMetrics {
     registers: [this.registry],
   });
 
-  // Labelled children, each looked up once: prom-client hashes the label set on every inc or
-  // observe otherwise, once or twice per webhook. Few: outcomes × the 24 event names.
-  private readonly counters = new Map<string, Counter.Internal>();
-  private readonly timers = new Map<string, Histogram.Internal<'outcome'>>();
+  // Few: outcomes × the 24 event names.
+  private readonly counters = new LabelledChildren((...labels) =>
+    this.deliveries.labels(...labels),
+  );
+  private readonly timers = new LabelledChildren((...labels) => this.latency.labels(...labels));
 
   /** Counts one attempt's outcome or one event's fate. */
   count(outcome: DeliveryOutcome, event: string): void {
-    const key = `${outcome} ${event}`;
-    let counter = this.counters.get(key);
-    if (!counter) {
-      counter = this.deliveries.labels(outcome, event);
-      this.counters.set(key, counter);
-    }
-    counter.inc();
+    this.counters.get(outcome, event).inc();
   }
 
   /** Records how long one attempt took. */
   timeAttempt(outcome: 'delivered' | 'failed' | 'gone', seconds: number): void {
-    let timer = this.timers.get(outcome);
-    if (!timer) {
-      timer = this.latency.labels(outcome);
-      this.timers.set(outcome, timer);
-    }
-    timer.observe(seconds);
+    this.timers.get(outcome).observe(seconds);
   }
 
   constructor(stats: () => LaneStats) {
