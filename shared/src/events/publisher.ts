@@ -31,6 +31,16 @@ export function envelope<N extends EventName>(
 /** Stream field names of one event entry. */
 export const EVENT_FIELDS = { app: 'app', body: 'e' } as const;
 
+type EntryFields = [appField: string, appId: string, bodyField: string, body: string];
+
+/** The stream fields of one event entry, as every writer of the ingest stream lays them out. */
+const entryFields = <N extends EventName>(event: EventEnvelope<N>): EntryFields => [
+  EVENT_FIELDS.app,
+  event.app_id,
+  EVENT_FIELDS.body,
+  JSON.stringify(event),
+];
+
 /**
  * One event as four ARGV for a Lua script that appends it to the ingest stream itself, atomically
  * with the change it reports, so that the change is never saved without its event:
@@ -40,9 +50,8 @@ export function eventArgs<N extends EventName>(
   appId: string,
   payload: EventPayload<N>,
   metadata?: Record<string, unknown>,
-): [appField: string, appId: string, bodyField: string, body: string] {
-  const event = envelope(appId, payload, metadata);
-  return [EVENT_FIELDS.app, appId, EVENT_FIELDS.body, JSON.stringify(event)];
+): EntryFields {
+  return entryFields(envelope(appId, payload, metadata));
 }
 
 /**
@@ -61,14 +70,7 @@ export class RedisStreamPublisher implements EventPublisher {
     metadata?: Record<string, unknown>,
   ): Promise<EventEnvelope<N>> {
     const event = envelope(appId, payload, metadata);
-    await this.redis.xadd(
-      this.keys.events(),
-      '*',
-      EVENT_FIELDS.app,
-      appId,
-      EVENT_FIELDS.body,
-      JSON.stringify(event),
-    );
+    await this.redis.xadd(this.keys.events(), '*', ...entryFields(event));
     return event;
   }
 }
