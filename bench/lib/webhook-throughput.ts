@@ -12,6 +12,7 @@ import { AppStore } from './api-workspace.js';
 import { startChildServer, type ChildServer } from './child-server.js';
 import type { BenchOptions } from './options.js';
 import { redisCpuMs } from './redis-info.js';
+import { alternate } from './rounds.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 /** Apps the events are spread over; the dispatcher has one request in flight per app. */
@@ -33,7 +34,7 @@ export interface SenderRun {
 }
 
 export interface ThroughputResult {
-  /** One run of each per round, in round order (see `alternate` in measureThroughput). */
+  /** One run of each per round, in round order (see `alternate`). */
   readonly raw: readonly SenderRun[];
   readonly dispatcher: readonly SenderRun[];
   /** Events published before each dispatcher run: warm-up plus measured. */
@@ -94,17 +95,15 @@ export async function measureThroughput(
     const published = warmup + measured;
     let repeats = 0;
 
-    const runs = { raw: [] as SenderRun[], dispatcher: [] as SenderRun[] };
-    for (let round = 0; round < options.rounds; round++) {
-      const order =
-        round % 2 === 0 ? (['raw', 'dispatcher'] as const) : (['dispatcher', 'raw'] as const);
-      for (const sender of order) {
+    const runs = await alternate(
+      options.rounds,
+      ['raw', 'dispatcher'],
+      async (sender, round): Promise<SenderRun> => {
         if (sender === 'raw') {
           log(
             `round ${round + 1}: raw undici POST loop, ${WEBHOOK_APPS} in flight, ${options.durationSec} s`,
           );
-          runs.raw.push(await raw.run(receiver, bodies, options.durationSec));
-          continue;
+          return raw.run(receiver, bodies, options.durationSec);
         }
         log(
           `round ${round + 1}: publishing ${published} events over ${WEBHOOK_APPS} apps (no dispatcher running)`,
@@ -114,10 +113,10 @@ export async function measureThroughput(
           `round ${round + 1}: dispatcher draining ${warmup} (warm-up) + ${measured} (measured) events`,
         );
         const run = await drain(options, redisServer.url, redis, receiver, warmup, measured);
-        runs.dispatcher.push(run.result);
         repeats += run.received - published;
-      }
-    }
+        return run.result;
+      },
+    );
     return {
       ...runs,
       published,

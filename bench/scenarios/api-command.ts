@@ -5,6 +5,7 @@ import { closedLoop } from '../lib/closed-loop.js';
 import { count, mib, ms, msUp, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
 import { PacedLoad, type PacedLoadResult } from '../lib/paced-load.js';
+import { alternate } from '../lib/rounds.js';
 import { redisAofRewrites, redisCpuMs, redisUsedMemory } from '../lib/redis-info.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
 import { median, type LoadResult } from '../lib/stats.js';
@@ -38,6 +39,9 @@ interface Rounds {
   readonly half: readonly PacedLoadResult[];
 }
 
+/** The two targets, measured alternately (see `alternate`). */
+const TARGETS = ['api', 'baseline'] as const;
+
 /** Round robin over the seeded sessions, one request per call. */
 function commandRequests(sessions: readonly SeededSession[]): () => RequestSpec {
   const specs = sessions.map((s): RequestSpec => ({
@@ -47,22 +51,6 @@ function commandRequests(sessions: readonly SeededSession[]): () => RequestSpec 
   }));
   let i = 0;
   return () => specs[i++ % specs.length]!;
-}
-
-/**
- * Runs `measure` for both targets, round after round, alternating which goes first (ABBA), so
- * that both see the same drift of a shared machine; the report takes the median round.
- */
-async function alternate<T>(
-  rounds: number,
-  measure: (target: 'api' | 'baseline') => Promise<T>,
-): Promise<{ api: T[]; baseline: T[] }> {
-  const result = { api: [] as T[], baseline: [] as T[] };
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? (['api', 'baseline'] as const) : (['baseline', 'api'] as const);
-    for (const target of order) result[target].push(await measure(target));
-  }
-  return result;
 }
 
 export const apiCommand: Scenario = {
@@ -114,7 +102,7 @@ export const apiCommand: Scenario = {
       }
       let apiEnqueued = 0;
       let apiAccepted = 0;
-      const max = await alternate(options.rounds, async (label): Promise<MaxRun> => {
+      const max = await alternate(options.rounds, TARGETS, async (label): Promise<MaxRun> => {
         const server = servers[label];
         log(`${label}: maximum throughput, ${options.durationSec} s`);
         const appendedBefore = await fixture.appended();
@@ -153,7 +141,7 @@ export const apiCommand: Scenario = {
         await load.run({ rate: halfRate, durationSec: options.warmupSec });
         await fixture.reset();
       }
-      const half = await alternate(options.rounds, async (label) => {
+      const half = await alternate(options.rounds, TARGETS, async (label) => {
         log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
         const result = await loads[label].run({ rate: halfRate, durationSec: options.durationSec });
         await fixture.reset();

@@ -47,7 +47,7 @@ const READ_COUNT = 500;
 const ACK_WINDOW_MS = 5;
 const ACK_BATCH_MAX = 1000;
 
-/** The acknowledgements of one shard made in one tick, and how their XACK turned out. */
+/** The acknowledgements of one shard gathered in one window, and how their XACK turned out. */
 interface AckBatch {
   readonly ids: string[];
   readonly done: Promise<void>;
