@@ -57,11 +57,13 @@ export async function attemptDelivery(
   if (app.disabled) return { kind: 'disabled' };
 
   const started = performance.now();
+  // Encoded once: signed and sent as these bytes.
+  const body = Buffer.from(event.body);
   const result = await deps.limit.run(() =>
     deps.sender.send(
       app.webhook_url,
-      webhookHeaders(app.webhook_secret, event.event_id, event.body),
-      event.body,
+      webhookHeaders(app.webhook_secret, event.event_id, body),
+      body,
     ),
   );
   deps.metrics.timeAttempt(result.kind, (performance.now() - started) / 1000);

@@ -1,7 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, type Dispatcher } from 'undici';
 import { isForbiddenAddress, type Resolver } from '../domain/webhook-url.js';
 import { parseRetryAfter } from './schedule.js';
 
@@ -73,18 +74,30 @@ const TIMEOUT_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ]);
-const CHECKED_URLS_MAX = 10_000;
+const TARGETS_MAX = 10_000;
+/** Bytes of a receiver's answer body read at most (its content means nothing to a webhook). */
+const ANSWER_MAX = 64 * 1024;
+
+/** Where a webhook_url sends: undici's origin and path, parsed once per URL. */
+interface Target {
+  readonly origin: string;
+  readonly path: string;
+}
 
 /**
  * POSTs webhooks with undici: one keep-alive pool per receiver origin. Connecting, the response
  * headers after the request and each part of the body are each bounded by `timeoutMs` with
  * undici's own timers (cheaper than a timer and an AbortSignal per request). Redirects are not
  * followed: only a 2xx counts as delivered.
+ *
+ * Requests go through `Agent.dispatch` with a handler of our own rather than `request()`: a
+ * webhook needs the status and one header, and neither a URL parse per request nor a response
+ * body stream to drain.
  */
 export class WebhookSender {
   private readonly agent: Agent;
-  /** Per webhook_url: why it is refused before any lookup (a forbidden IP literal), or null. */
-  private readonly checkedUrls = new Map<string, string | null>();
+  /** Per webhook_url: where it sends, or why it is refused before any lookup. */
+  private readonly targets = new Map<string, Target | string>();
 
   constructor(private readonly o: SenderOptions) {
     this.agent = new Agent({
@@ -100,51 +113,109 @@ export class WebhookSender {
     });
   }
 
-  async send(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
-    const refusal = this.refusal(url);
-    if (refusal) return failed(null, refusal);
-    try {
-      const response = await request(url, {
-        method: 'POST',
-        headers,
-        body,
-        dispatcher: this.agent,
-      });
-      await response.body.dump().catch(() => undefined);
-      const status = response.statusCode;
-      if (status >= 200 && status < 300) return { kind: 'delivered', status };
-      if (status === 410) return { kind: 'gone', status };
-      const retryAfter =
-        status === 429 || status === 503
-          ? parseRetryAfter(header(response.headers['retry-after']))
-          : undefined;
-      return retryAfter === undefined
-        ? failed(status, `HTTP ${status}`)
-        : { kind: 'failed', status, error: `HTTP ${status}`, retryAfterMs: retryAfter };
-    } catch (err) {
-      return failed(null, describe(err, this.o.timeoutMs));
-    }
+  send(url: string, headers: Record<string, string>, body: Buffer): Promise<AttemptResult> {
+    const target = this.target(url);
+    if (typeof target === 'string') return Promise.resolve(failed(null, target));
+    return new Promise((resolve) => {
+      const delivery = new Delivery(resolve, this.o.timeoutMs);
+      try {
+        this.agent.dispatch(
+          { origin: target.origin, path: target.path, method: 'POST', headers, body },
+          delivery,
+        );
+      } catch (err) {
+        delivery.onResponseError(undefined, err as Error);
+      }
+    });
   }
 
   async close(): Promise<void> {
     await this.agent.close();
   }
 
-  /** Why a URL is refused before connecting: unparseable, or a forbidden IP literal. */
-  private refusal(url: string): string | null {
-    let refusal = this.checkedUrls.get(url);
-    if (refusal !== undefined) return refusal;
-    if (!URL.canParse(url)) refusal = 'invalid webhook_url';
+  /** Where a URL sends, or why it is refused before connecting (unparseable, forbidden IP). */
+  private target(url: string): Target | string {
+    let target = this.targets.get(url);
+    if (target !== undefined) return target;
+    if (!URL.canParse(url)) target = 'invalid webhook_url';
     else {
-      const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+      const parsed = new URL(url);
+      const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
       // An IP literal never goes through the lookup above.
-      const forbidden = !this.o.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host);
-      refusal = forbidden ? `${host} is a forbidden address` : null;
+      if (!this.o.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) {
+        target = `${host} is a forbidden address`;
+      } else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+        target = 'invalid webhook_url';
+      } else target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
     }
-    if (this.checkedUrls.size >= CHECKED_URLS_MAX) this.checkedUrls.clear();
-    this.checkedUrls.set(url, refusal);
-    return refusal;
+    if (this.targets.size >= TARGETS_MAX) this.targets.clear();
+    this.targets.set(url, target);
+    return target;
   }
+}
+
+/**
+ * One request's undici handler: keeps the status (and Retry-After where it matters), discards
+ * the response body, and resolves once with what the attempt came to. The status line decides:
+ * a receiver that answered 2xx has taken the webhook, even if its connection breaks while the
+ * body comes (as before it answered, an error is a failure without status). An answer body
+ * longer than ANSWER_MAX is cut off with its connection, so a receiver cannot hold a lane by
+ * streaming one.
+ */
+class Delivery implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private retryAfter: string | undefined;
+  private answered = 0;
+  private settled = false;
+
+  constructor(
+    private readonly resolve: (result: AttemptResult) => void,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** undici tells the handler styles apart by this method: ours is the current one. */
+  onRequestStart(): void {}
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    this.status = statusCode;
+    if (statusCode === 429 || statusCode === 503) this.retryAfter = header(headers['retry-after']);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.answered += chunk.length;
+    if (this.answered > ANSWER_MAX) controller.abort(new Error('answer body too long'));
+  }
+
+  onResponseEnd(): void {
+    this.settle(outcome(this.status, this.retryAfter));
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    this.settle(
+      this.status >= 200
+        ? outcome(this.status, this.retryAfter)
+        : failed(null, describe(err, this.timeoutMs)),
+    );
+  }
+
+  private settle(result: AttemptResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve(result);
+  }
+}
+
+function outcome(status: number, retryAfterHeader: string | undefined): AttemptResult {
+  if (status >= 200 && status < 300) return { kind: 'delivered', status };
+  if (status === 410) return { kind: 'gone', status };
+  const retryAfter = parseRetryAfter(retryAfterHeader);
+  return retryAfter === undefined
+    ? failed(status, `HTTP ${status}`)
+    : { kind: 'failed', status, error: `HTTP ${status}`, retryAfterMs: retryAfter };
 }
 
 const failed = (status: number | null, error: string): AttemptResult => ({

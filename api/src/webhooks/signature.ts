@@ -25,10 +25,11 @@ export function signWebhook(
   secret: string,
   id: string,
   timestampSec: number,
-  body: string,
+  body: Buffer,
 ): string {
   const digest = createHmac('sha256', signingKey(secret))
-    .update(`${id}.${timestampSec}.${body}`)
+    .update(`${id}.${timestampSec}.`)
+    .update(body)
     .digest('base64');
   return `v1,${digest}`;
 }
@@ -37,7 +38,7 @@ export function signWebhook(
 export function webhookHeaders(
   secret: string,
   eventId: string,
-  body: string,
+  body: Buffer,
   now = Date.now(),
 ): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
