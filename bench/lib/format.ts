@@ -12,3 +12,6 @@ export const msUp = (n: number): string =>
   Number.isFinite(n) ? (Math.ceil(n * 100) / 100).toFixed(2) : 'n/a';
 export const count = (n: number): string => grouped.format(n);
 export const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+/** A share 0..1 as a percentage with one decimal. */
+export const percent = (share: number): string =>
+  Number.isFinite(share) ? `${(share * 100).toFixed(1)} %` : 'n/a';

@@ -12,7 +12,7 @@ import { AppStore } from './api-workspace.js';
 import { startChildServer, type ChildServer } from './child-server.js';
 import type { BenchOptions } from './options.js';
 import { redisCpuMs } from './redis-info.js';
-import { alternate } from './rounds.js';
+import { alternate, type StealRecord } from './rounds.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 /** Apps the events are spread over; the dispatcher has one request in flight per app. */
@@ -42,6 +42,8 @@ export interface ThroughputResult {
   readonly warmup: number;
   /** Requests the receiver got beyond the events published, over every dispatcher run. */
   readonly repeats: number;
+  /** How much the host stole during the rounds (see rounds.ts). */
+  readonly steal: StealRecord;
   readonly redisVersion: string;
 }
 
@@ -118,7 +120,8 @@ export async function measureThroughput(
       },
     );
     return {
-      ...runs,
+      ...runs.runs,
+      steal: runs,
       published,
       warmup,
       repeats,

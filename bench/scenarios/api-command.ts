@@ -5,7 +5,7 @@ import { closedLoop } from '../lib/closed-loop.js';
 import { count, mib, ms, msUp, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
 import { PacedLoad, type PacedLoadResult } from '../lib/paced-load.js';
-import { alternate } from '../lib/rounds.js';
+import { alternate, stealNote } from '../lib/rounds.js';
 import { redisAofRewrites, redisCpuMs, redisUsedMemory } from '../lib/redis-info.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
 import { median, type LoadResult } from '../lib/stats.js';
@@ -102,7 +102,7 @@ export const apiCommand: Scenario = {
       }
       let apiEnqueued = 0;
       let apiAccepted = 0;
-      const max = await alternate(options.rounds, TARGETS, async (label): Promise<MaxRun> => {
+      const maxRounds = await alternate(options.rounds, TARGETS, async (label): Promise<MaxRun> => {
         const server = servers[label];
         log(`${label}: maximum throughput, ${options.durationSec} s`);
         const appendedBefore = await fixture.appended();
@@ -126,6 +126,7 @@ export const apiCommand: Scenario = {
         };
       });
 
+      const max = maxRounds.runs;
       const halfRate = Math.max(
         1,
         Math.round(median(max.api.map((run) => run.load.requestsPerSec)) / 2),
@@ -141,12 +142,13 @@ export const apiCommand: Scenario = {
         await load.run({ rate: halfRate, durationSec: options.warmupSec });
         await fixture.reset();
       }
-      const half = await alternate(options.rounds, TARGETS, async (label) => {
+      const halfRounds = await alternate(options.rounds, TARGETS, async (label) => {
         log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
         const result = await loads[label].run({ rate: halfRate, durationSec: options.durationSec });
         await fixture.reset();
         return result;
       });
+      const half = halfRounds.runs;
       const memoryAfter = await redisUsedMemory(redis);
       const rewrites = (await redisAofRewrites(redis)) - rewritesBefore;
 
@@ -159,6 +161,7 @@ export const apiCommand: Scenario = {
           `they are measured alternately, ${options.rounds} rounds, each round with the two ` +
           `side by side in time (ABBA order); every figure is the median round, the ratio the ` +
           `median of the rounds' ratios`,
+        stealNote([maxRounds, halfRounds]),
         `maximum throughput per round, api / baseline req/s: ` +
           max.api
             .map((run, i) => {
