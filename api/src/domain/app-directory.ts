@@ -3,11 +3,16 @@ import { createRedis, type RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import type { AppRecord, AppStore } from './apps.js';
 
-/** An app as authentication needs it: its record and the digest of its API key. */
+/** An app as authentication needs it: its record and a set holding its API key. */
 export interface KnownApp {
   readonly record: AppRecord;
-  /** sha256 of `record.api_key`, computed once per cache fill rather than per request. */
-  readonly keyDigest: Buffer;
+  /**
+   * `record.api_key` as the one member of a set. A key given in a request is looked up by its
+   * string hash (seeded at random per process), so a wrong key is never compared character by
+   * character with the right one: no timing tells how much of it matched, and no sha256 is
+   * needed per request.
+   */
+  readonly apiKeys: ReadonlySet<string>;
 }
 
 interface Entry {
@@ -69,7 +74,7 @@ export class AppDirectory {
     const now = Date.now();
     const generation = this.generation;
     const record = await this.store.get(appId);
-    const app = record && { record, keyDigest: secretDigest(record.api_key) };
+    const app = record && { record, apiKeys: new Set([record.api_key]) };
     if (this.ttlMs > 0 && generation === this.generation) {
       if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
       this.cache.set(appId, { app, expires: now + this.ttlMs });

@@ -64,7 +64,7 @@ export default fp(
       key: string,
       done: HookHandlerDoneFunction,
     ): void {
-      if (!known || !digestsEqual(key, known.keyDigest)) {
+      if (!known?.apiKeys.has(key)) {
         return refuse(request, 'INVALID_API_KEY', done);
       }
       request.app = known.record;
