@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
+import { ScriptCall } from './script-call.js';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
@@ -35,6 +37,8 @@ interface ScriptFile {
   readonly name: string;
   readonly keys: number | 'any';
   readonly lua: string;
+  /** SHA1 of `lua`, as EVALSHA names the script. */
+  readonly sha: string;
 }
 
 /** Inlines `--- @include "name"` lines with `lua/includes/name.lua`, as BullMQ does. */
@@ -52,47 +56,39 @@ function readScripts(): ScriptFile[] {
       if (!match?.[1] || !match[2])
         throw new Error(`Lua file ${file} must be named <name>-<keys>.lua or <name>-n.lua`);
       const lua = withIncludes(readFileSync(LUA_DIR + file, 'utf8'));
-      return { name: match[1], keys: match[2] === 'n' ? 'any' : Number(match[2]), lua };
+      const sha = createHash('sha1').update(lua).digest('hex');
+      return { name: match[1], keys: match[2] === 'n' ? 'any' : Number(match[2]), lua, sha };
     });
 }
 
-const SCRIPTS = readScripts();
-
-type ScriptFn = (...args: (string | number)[]) => Promise<unknown>;
+const SCRIPTS = new Map(readScripts().map((script) => [script.name, script]));
 
 /**
- * The gateway's Lua scripts registered on one connection (EVALSHA with EVAL fallback, via
- * ioredis defineCommand). The number of keys comes from the file name, BullMQ style.
+ * The gateway's Lua scripts, run on one connection: EVALSHA, and EVAL once when Redis answers
+ * NOSCRIPT (a restarted or new Redis has not seen the script yet, and EVAL caches it). The number
+ * of keys comes from the file name, BullMQ style.
  */
 export class LuaScripts {
-  private readonly expectedKeys = new Map<string, number | 'any'>();
+  constructor(private readonly redis: Redis) {}
 
-  constructor(private readonly redis: Redis) {
-    for (const script of SCRIPTS) {
-      // Without numberOfKeys, ioredis takes the key count as the first argument of each call.
-      redis.defineCommand(
-        script.name,
-        script.keys === 'any'
-          ? { lua: script.lua }
-          : { numberOfKeys: script.keys, lua: script.lua },
-      );
-      this.expectedKeys.set(script.name, script.keys);
-    }
-  }
-
-  run(
+  async run(
     name: ScriptName,
     keys: readonly string[],
     args: readonly (string | number)[],
   ): Promise<unknown> {
-    const expected = this.expectedKeys.get(name);
-    if (expected !== 'any' && expected !== keys.length) {
-      throw new Error(`script ${name} takes ${expected ?? '?'} keys, got ${keys.length}`);
+    const script = SCRIPTS.get(name);
+    if (!script) throw new Error(`script ${name} has no file`);
+    if (script.keys !== 'any' && script.keys !== keys.length) {
+      throw new Error(`script ${name} takes ${script.keys} keys, got ${keys.length}`);
     }
-    const fn = (this.redis as unknown as Record<string, ScriptFn>)[name];
-    if (!fn) throw new Error(`script ${name} is not registered`);
-    return expected === 'any'
-      ? fn.call(this.redis, keys.length, ...keys, ...args)
-      : fn.call(this.redis, ...keys, ...args);
+    const params = [script.sha, String(keys.length), ...keys];
+    for (const arg of args) params.push(typeof arg === 'string' ? arg : String(arg));
+    try {
+      return await this.redis.sendCommand(new ScriptCall('evalsha', params));
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      params[0] = script.lua;
+      return await this.redis.sendCommand(new ScriptCall('eval', params));
+    }
   }
 }
