@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { createRedis, type RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import type { AppRecord, AppStore } from './apps.js';
@@ -19,9 +18,6 @@ interface Entry {
   readonly app: KnownApp | undefined;
   readonly expires: number;
 }
-
-/** One-shot hashing (no Hash object per call): it runs for every authenticated request. */
-export const secretDigest = (secret: string): Buffer => hash('sha256', secret, 'buffer');
 
 /** Upper bound of cached entries, so random app ids cannot grow the cache without limit. */
 const MAX_ENTRIES = 50_000;

@@ -1,8 +1,8 @@
-import { timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '@voicegw/shared';
 import type { FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppDirectory, secretDigest, type KnownApp } from '../domain/app-directory.js';
+import { AppDirectory, type KnownApp } from '../domain/app-directory.js';
 import { AppStore, type AppRecord } from '../domain/apps.js';
 
 declare module 'fastify' {
@@ -21,6 +21,8 @@ declare module 'fastify' {
 }
 
 const APP_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+
+const secretDigest = (secret: string): Buffer => hash('sha256', secret, 'buffer');
 
 /** Constant-time comparison of digests, which also hides the length of the expected secret. */
 const digestsEqual = (given: string, expected: Buffer): boolean =>
