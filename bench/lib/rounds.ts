@@ -21,18 +21,36 @@ export interface StealRecord {
   readonly stolen: number;
 }
 
+/** Where steal is read: this machine's /proc/stat, or a script of shares in tests. */
+export interface Host {
+  /** Resolves once the host is calm enough to measure on. */
+  calm(): Promise<unknown>;
+  /** Starts measuring steal; `share()` is the share stolen since. */
+  meter(): { share(): number };
+}
+
+export const THIS_HOST: Host = {
+  calm: () => calmHost(CALM_STEAL, CALM_WAIT_MS),
+  meter: () => StealMeter.start(),
+};
+
+export interface CalmlyOptions<T> {
+  /** The steal to judge a measurement by (the worst of its runs, say); else the overall share. */
+  readonly steal?: (result: T, overall: number) => number;
+  readonly host?: Host;
+}
+
 /**
  * Runs `measure` on a calm host (see steal.ts) and again, up to MAX_REPEATS times, while the
- * hypervisor stole more than MAX_STEAL of the CPU during it; `steal` may report a share of its
- * own (the worst of several runs), else the share over the whole call counts.
+ * hypervisor stole more than MAX_STEAL of the CPU during it.
  */
 export async function calmly<T>(
   measure: () => Promise<T>,
-  steal: (result: T, overall: number) => number = (_, overall) => overall,
+  { steal = (_, overall) => overall, host = THIS_HOST }: CalmlyOptions<T> = {},
 ): Promise<StealRecord & { readonly result: T }> {
   for (let attempt = 0; ; attempt++) {
-    await calmHost(CALM_STEAL, CALM_WAIT_MS);
-    const meter = StealMeter.start();
+    await host.calm();
+    const meter = host.meter();
     const result = await measure();
     const share = steal(result, meter.share());
     if (share > MAX_STEAL && attempt < MAX_REPEATS) continue;
@@ -54,6 +72,7 @@ export async function alternate<A extends string, B extends string, T>(
   rounds: number,
   [first, second]: readonly [A, B],
   measure: (target: A | B, round: number) => Promise<T>,
+  host: Host = THIS_HOST,
 ): Promise<Alternated<A | B, T>> {
   const runs = { [first]: [] as T[], [second]: [] as T[] } as Record<A | B, T[]>;
   const record = { steal: [] as number[], repeated: 0, stolen: 0 };
@@ -63,12 +82,12 @@ export async function alternate<A extends string, B extends string, T>(
       async () => {
         const results: { target: A | B; result: T; steal: number }[] = [];
         for (const target of order) {
-          const meter = StealMeter.start();
+          const meter = host.meter();
           results.push({ target, result: await measure(target, round), steal: meter.share() });
         }
         return results;
       },
-      (results) => Math.max(...results.map((r) => r.steal)),
+      { steal: (results) => Math.max(...results.map((r) => r.steal)), host },
     );
     for (const { target, result } of measured.result) runs[target].push(result);
     record.steal.push(...measured.steal);
