@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
  * host it comes and goes within seconds and can take most of the CPU, and every process of a
  * measurement then runs slower, in bursts. A figure measured under heavy steal says nothing
  * about our code, so the rounds (see rounds.ts) wait for a calm host and repeat a round that
- * was stolen from.
+ * was stolen from. Steal is read from /proc/stat; what the hypervisor takes without reporting it
+ * is measured by host-pauses.ts.
  */
 
 /** Cumulative CPU ticks of the whole machine, from the first line of /proc/stat. */
@@ -43,22 +44,5 @@ export class StealMeter {
   /** Steal share since start, 0..1; NaN where /proc/stat is not available. */
   share(): number {
     return share(this.from, readTicks());
-  }
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Waits until a whole second passes with at most `maxShare` of the CPU stolen, for at most
- * `timeoutMs`; resolves with the milliseconds it waited. Returns at once where steal is unknown.
- */
-export async function calmHost(maxShare: number, timeoutMs: number): Promise<number> {
-  if (readTicks() === undefined) return 0;
-  const started = performance.now();
-  for (;;) {
-    const meter = StealMeter.start();
-    await sleep(1000);
-    const waited = performance.now() - started;
-    if (meter.share() <= maxShare || waited >= timeoutMs) return waited;
   }
 }

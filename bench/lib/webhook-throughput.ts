@@ -12,7 +12,7 @@ import { AppStore } from './api-workspace.js';
 import { startChildServer, type ChildServer } from './child-server.js';
 import type { BenchOptions } from './options.js';
 import { redisCpuMs } from './redis-info.js';
-import { alternate, type StealRecord } from './rounds.js';
+import { alternate, type HostRecord } from './rounds.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 /** Apps the events are spread over; the dispatcher has one request in flight per app. */
@@ -43,7 +43,7 @@ export interface ThroughputResult {
   /** Requests the receiver got beyond the events published, over every dispatcher run. */
   readonly repeats: number;
   /** How much the host stole during the rounds (see rounds.ts). */
-  readonly steal: StealRecord;
+  readonly steal: HostRecord;
   readonly redisVersion: string;
 }
 
@@ -118,6 +118,7 @@ export async function measureThroughput(
         repeats += run.received - published;
         return run.result;
       },
+      { sensitivity: 'throughput' },
     );
     return {
       ...runs.runs,

@@ -5,7 +5,7 @@ import { closedLoop } from '../lib/closed-loop.js';
 import { count, mib, ms, msUp, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
 import { PacedLoad, type PacedLoadResult } from '../lib/paced-load.js';
-import { alternate, stealNote } from '../lib/rounds.js';
+import { alternate, hostNote } from '../lib/rounds.js';
 import { redisAofRewrites, redisCpuMs, redisUsedMemory } from '../lib/redis-info.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
 import { median, type LoadResult } from '../lib/stats.js';
@@ -102,29 +102,34 @@ export const apiCommand: Scenario = {
       }
       let apiEnqueued = 0;
       let apiAccepted = 0;
-      const maxRounds = await alternate(options.rounds, TARGETS, async (label): Promise<MaxRun> => {
-        const server = servers[label];
-        log(`${label}: maximum throughput, ${options.durationSec} s`);
-        const appendedBefore = await fixture.appended();
-        const [serverBefore, redisBefore] = [server.cpuMs(), await redisCpuMs(redis)];
-        const generator = process.cpuUsage();
-        const load = await closedLoop(target(server), options);
-        const { user, system } = process.cpuUsage(generator);
-        const [serverAfter, redisAfter] = [server.cpuMs(), await redisCpuMs(redis)];
-        if (label === 'api') {
-          apiEnqueued += (await fixture.appended()) - appendedBefore;
-          apiAccepted += load.responses - load.unexpected;
-        }
-        await fixture.reset();
-        const perRequestUs = (before = NaN, after = NaN): number =>
-          ((after - before) * 1000) / load.responses;
-        return {
-          load,
-          serverCpuUs: perRequestUs(serverBefore, serverAfter),
-          redisCpuUs: label === 'api' ? perRequestUs(redisBefore, redisAfter) : Number.NaN,
-          generatorCpuUs: (user + system) / load.responses,
-        };
-      });
+      const maxRounds = await alternate(
+        options.rounds,
+        TARGETS,
+        async (label): Promise<MaxRun> => {
+          const server = servers[label];
+          log(`${label}: maximum throughput, ${options.durationSec} s`);
+          const appendedBefore = await fixture.appended();
+          const [serverBefore, redisBefore] = [server.cpuMs(), await redisCpuMs(redis)];
+          const generator = process.cpuUsage();
+          const load = await closedLoop(target(server), options);
+          const { user, system } = process.cpuUsage(generator);
+          const [serverAfter, redisAfter] = [server.cpuMs(), await redisCpuMs(redis)];
+          if (label === 'api') {
+            apiEnqueued += (await fixture.appended()) - appendedBefore;
+            apiAccepted += load.responses - load.unexpected;
+          }
+          await fixture.reset();
+          const perRequestUs = (before = NaN, after = NaN): number =>
+            ((after - before) * 1000) / load.responses;
+          return {
+            load,
+            serverCpuUs: perRequestUs(serverBefore, serverAfter),
+            redisCpuUs: label === 'api' ? perRequestUs(redisBefore, redisAfter) : Number.NaN,
+            generatorCpuUs: (user + system) / load.responses,
+          };
+        },
+        { sensitivity: 'throughput' },
+      );
 
       const max = maxRounds.runs;
       const halfRate = Math.max(
@@ -142,12 +147,20 @@ export const apiCommand: Scenario = {
         await load.run({ rate: halfRate, durationSec: options.warmupSec });
         await fixture.reset();
       }
-      const halfRounds = await alternate(options.rounds, TARGETS, async (label) => {
-        log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
-        const result = await loads[label].run({ rate: halfRate, durationSec: options.durationSec });
-        await fixture.reset();
-        return result;
-      });
+      const halfRounds = await alternate(
+        options.rounds,
+        TARGETS,
+        async (label) => {
+          log(`${label}: ${halfRate} req/s (half the api maximum), ${options.durationSec} s`);
+          const result = await loads[label].run({
+            rate: halfRate,
+            durationSec: options.durationSec,
+          });
+          await fixture.reset();
+          return result;
+        },
+        { sensitivity: 'latency' },
+      );
       const half = halfRounds.runs;
       const memoryAfter = await redisUsedMemory(redis);
       const rewrites = (await redisAofRewrites(redis)) - rewritesBefore;
@@ -161,7 +174,7 @@ export const apiCommand: Scenario = {
           `they are measured alternately, ${options.rounds} rounds, each round with the two ` +
           `side by side in time (ABBA order); every figure is the median round, the ratio the ` +
           `median of the rounds' ratios`,
-        stealNote([maxRounds, halfRounds]),
+        hostNote([maxRounds, halfRounds]),
         `maximum throughput per round, api / baseline req/s: ` +
           max.api
             .map((run, i) => {

@@ -5,7 +5,7 @@ import type { BenchOptions } from '../lib/options.js';
 import type { Cell, Check, Scenario, ScenarioResult } from '../lib/scenario.js';
 import { pacedTasks, stepPercentiles, type TaskLoadResult } from '../lib/task-load.js';
 import { WebhookReceiver } from '../lib/webhook-receiver.js';
-import { calmly, stealNote, type StealRecord } from '../lib/rounds.js';
+import { calmly, hostNote, type HostRecord } from '../lib/rounds.js';
 import { median } from '../lib/stats.js';
 import {
   measureThroughput,
@@ -28,7 +28,7 @@ const RESULT_TIMEOUT_MS = 5000;
 
 interface EndToEnd {
   readonly load: TaskLoadResult;
-  readonly steal: StealRecord;
+  readonly steal: HostRecord;
   readonly opened: number;
   readonly openFailed: number;
 }
@@ -81,7 +81,9 @@ async function measureEndToEnd(
       log(`end to end: ${E2E_RATE} playback/stop per second, warm-up ${options.warmupSec} s`);
       await pacedTasks(E2E_RATE, options.warmupSec, command);
       log(`end to end: ${E2E_RATE} playback/stop per second, ${options.durationSec} s`);
-      const measured = await calmly(() => pacedTasks(E2E_RATE, options.durationSec, command));
+      const measured = await calmly(() => pacedTasks(E2E_RATE, options.durationSec, command), {
+        sensitivity: 'latency',
+      });
       await inParallel(opened.ok, options.connections, (call) => gatewayHangup(gw, call));
       return {
         load: measured.result,
@@ -137,7 +139,7 @@ function report(t: ThroughputResult, e: EndToEnd | Error): ScenarioResult {
           return `${perSec(run.perSec)} / ${perSec(other)} (${ratio(run.perSec / other)})`;
         })
         .join(', '),
-    stealNote(e instanceof Error ? [t.steal] : [t.steal, e.steal]),
+    hostNote(e instanceof Error ? [t.steal] : [t.steal, e.steal]),
     `dispatcher: each round, ${count(t.published)} command.result events published through the ` +
       `real publisher before a fresh dispatcher started; the first ${count(t.warmup)} are its ` +
       `warm-up, the other ${count(t.published - t.warmup)} are timed; the receiver got ` +

@@ -1,20 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { alternate, calmly, stealNote, type Host } from '../lib/rounds.js';
+import {
+  alternate,
+  calmly,
+  hostNote,
+  type Host,
+  type HostRecord,
+  type Interference,
+  type Sensitivity,
+} from '../lib/rounds.js';
 
-/** A host whose steal is what the measurement last said it was. */
+/** A host that took what the measurement last said it took. */
 class ScriptedHost implements Host {
-  calms = 0;
-  stealNow = 0;
+  readonly calms: Sensitivity[] = [];
+  takenNow: Interference = { steal: 0, paused: 0 };
 
-  calm(): Promise<void> {
-    this.calms++;
+  calm(sensitivity: Sensitivity): Promise<void> {
+    this.calms.push(sensitivity);
     return Promise.resolve();
   }
 
-  meter(): { share(): number } {
-    return { share: () => this.stealNow };
+  meter(): { read(): Interference } {
+    return { read: () => this.takenNow };
   }
 }
+
+const record = (over: Partial<HostRecord>): HostRecord => ({
+  sensitivity: 'throughput',
+  taken: [],
+  repeated: 0,
+  disturbed: 0,
+  ...over,
+});
 
 describe('alternate', () => {
   it('measures the two targets in ABBA order, one round after the other, each on a calm host', async () => {
@@ -27,15 +43,16 @@ describe('alternate', () => {
         calls.push(`${target}${round}`);
         return Promise.resolve(`${target}-${round}`);
       },
-      host,
+      { sensitivity: 'throughput', host },
     );
     expect(calls).toEqual(['api0', 'baseline0', 'baseline1', 'api1', 'api2', 'baseline2']);
     expect(result.runs).toEqual({
       api: ['api-0', 'api-1', 'api-2'],
       baseline: ['baseline-0', 'baseline-1', 'baseline-2'],
     });
-    expect(result).toMatchObject({ steal: [0, 0, 0], repeated: 0, stolen: 0 });
-    expect(host.calms).toBe(3);
+    expect(result).toMatchObject({ repeated: 0, disturbed: 0, sensitivity: 'throughput' });
+    expect(result.taken).toHaveLength(3);
+    expect(host.calms).toEqual(['throughput', 'throughput', 'throughput']);
   });
 
   it('measures a round again when either of its runs was stolen from, and keeps only the calm one', async () => {
@@ -47,65 +64,118 @@ describe('alternate', () => {
       1,
       ['api', 'baseline'],
       (target) => {
-        host.stealNow = steal[run] ?? 0;
+        host.takenNow = { steal: steal[run] ?? 0, paused: 0 };
         return Promise.resolve(`${target}#${run++}`);
       },
-      host,
+      { sensitivity: 'throughput', host },
     );
     expect(result.runs).toEqual({ api: ['api#2'], baseline: ['baseline#3'] });
-    expect(result).toMatchObject({ steal: [0.02], repeated: 1, stolen: 0 });
-    expect(host.calms).toBe(2);
+    expect(result).toMatchObject({ taken: [{ steal: 0.02, paused: 0 }], repeated: 1 });
+    expect(host.calms).toHaveLength(2);
   });
 
-  it('counts a round as it is after three repeats that were all stolen from, and says so', async () => {
+  it('repeats a latency round for host pauses that a throughput round tolerates', async () => {
+    // 3 ms a second of pauses: over the latency limit (1 ms/s), harmless to throughput.
+    const paused = [0.003, 0, 0, 0];
+    for (const [sensitivity, repeated] of [
+      ['latency', 1],
+      ['throughput', 0],
+    ] as const) {
+      const host = new ScriptedHost();
+      let run = 0;
+      const result = await alternate(
+        1,
+        ['api', 'baseline'],
+        (target) => {
+          host.takenNow = { steal: 0, paused: paused[run] ?? 0 };
+          return Promise.resolve(`${target}#${run++}`);
+        },
+        { sensitivity, host },
+      );
+      expect(result.repeated, sensitivity).toBe(repeated);
+      expect(host.calms[0]).toBe(sensitivity);
+    }
+  });
+
+  it('counts a round as it is after three repeats that were all disturbed, and says so', async () => {
     const host = new ScriptedHost();
-    host.stealNow = 0.5;
+    host.takenNow = { steal: 0.5, paused: 0 };
     let run = 0;
     const result = await alternate(
       1,
       ['raw', 'dispatcher'],
       (target) => Promise.resolve(`${target}#${run++}`),
-      host,
+      { sensitivity: 'throughput', host },
     );
     expect(result.runs).toEqual({ raw: ['raw#6'], dispatcher: ['dispatcher#7'] });
-    expect(result).toMatchObject({ steal: [0.5], repeated: 3, stolen: 1 });
-    expect(stealNote([result])).toContain('3 repeated, 1 counted after 3 repeats still above it');
+    expect(result).toMatchObject({ repeated: 3, disturbed: 1 });
+    expect(hostNote([result])).toContain('3 repeated, 1 counted after 3 repeats still above it');
   });
 });
 
 describe('calmly', () => {
-  it('judges by the steal over the whole measurement unless told otherwise', async () => {
+  it('judges by the whole measurement unless told otherwise, with the limit itself allowed', async () => {
     const host = new ScriptedHost();
     let attempts = 0;
     const measured = await calmly(
       () => {
         attempts++;
-        host.stealNow = attempts === 1 ? 0.11 : 0.1;
+        host.takenNow = { steal: attempts === 1 ? 0.11 : 0.1, paused: 0.001 };
         return Promise.resolve(attempts);
       },
-      { host },
+      { sensitivity: 'latency', host },
     );
-    // 11 % is over the 10 % limit; exactly 10 % is not.
-    expect(measured).toMatchObject({ result: 2, steal: [0.1], repeated: 1, stolen: 0 });
+    // 11 % steal is over the 10 % limit; exactly 10 % (and exactly 1 ms/s paused) is not.
+    expect(measured).toMatchObject({ result: 2, repeated: 1, disturbed: 0 });
+    expect(measured.taken).toEqual([{ steal: 0.1, paused: 0.001 }]);
   });
 });
 
-describe('stealNote', () => {
+describe('hostNote', () => {
   it('gives the median and the worst steal of the counted measurements', () => {
-    const note = stealNote([
-      { steal: [0.01, 0.03], repeated: 1, stolen: 0 },
-      { steal: [0.02], repeated: 0, stolen: 0 },
+    const note = hostNote([
+      record({
+        taken: [
+          { steal: 0.01, paused: 0 },
+          { steal: 0.03, paused: 0 },
+        ],
+        repeated: 1,
+      }),
+      record({ taken: [{ steal: 0.02, paused: 0 }] }),
     ]);
     expect(note).toMatch(
       /^host CPU steal during the counted measurements: median 2\.0 %, at most 3\.0 %/,
     );
     expect(note).toContain('exceeded 10.0 %: 1 repeated');
+    expect(note).not.toContain('pauses');
     expect(note).not.toContain('counted after');
   });
 
-  it('says when steal is unknown', () => {
-    expect(stealNote([{ steal: [Number.NaN], repeated: 0, stolen: 0 }])).toBe(
-      'host CPU steal: unknown on this system (no /proc/stat)',
+  it('gives the host pauses of the latency measurements in ms per second', () => {
+    const note = hostNote([
+      record({ taken: [{ steal: 0, paused: 0.01 }] }),
+      record({
+        sensitivity: 'latency',
+        taken: [
+          { steal: 0, paused: 0.0002 },
+          { steal: 0, paused: 0.0004 },
+          { steal: 0, paused: 0.0009 },
+        ],
+        repeated: 2,
+      }),
+    ]);
+    expect(note).toContain('during the counted latency measurements: median 0.4 ms/s, at most 0.9');
+    expect(note).toContain('or pauses exceeded 1.0 ms/s): 2 repeated');
+  });
+
+  it('says when steal or pauses are unknown', () => {
+    expect(hostNote([record({ taken: [{ steal: Number.NaN, paused: Number.NaN }] })])).toMatch(
+      /^host CPU steal: unknown on this system \(no \/proc\/stat\); each waits/,
     );
+    const latency = record({
+      sensitivity: 'latency',
+      taken: [{ steal: 0.01, paused: Number.NaN }],
+    });
+    expect(hostNote([latency])).toContain('host pauses: unknown (no probe at real-time priority');
   });
 });
