@@ -66,6 +66,7 @@ export class PacedLoad {
           finished++;
           if (finished === total) resolve();
         };
+        if (total === 0) return resolve();
         const tick = (): void => {
           const due = Math.min(
             total,
