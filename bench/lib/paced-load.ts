@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Pool, type Dispatcher } from 'undici';
+import { collectGeneratorGarbage } from './generator-gc.js';
 import { LatencySamples, loadResult, StatusCounts, type LoadResult } from './stats.js';
 import type { LoadTarget, RequestSpec } from './target.js';
 
@@ -51,9 +52,10 @@ export class PacedLoad {
 
   async run(options: PacedRunOptions): Promise<PacedLoadResult> {
     const { pool, target } = this;
-    const latencies = new LatencySamples();
-    const statuses = new StatusCounts();
     const total = Math.round(options.rate * options.durationSec);
+    const latencies = new LatencySamples(total);
+    const statuses = new StatusCounts();
+    collectGeneratorGarbage();
     let sent = 0;
     let finished = 0;
 

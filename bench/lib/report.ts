@@ -1,3 +1,4 @@
+import { generatorGcNote } from './generator-gc.js';
 import type { MachineInfo } from './machine.js';
 import type { BenchOptions } from './options.js';
 import type { Cell, Check, ScenarioResult } from './scenario.js';
@@ -19,6 +20,7 @@ const verdict = (check: Check): string => (check.pass ? 'PASS' : 'MISS');
 
 function environment(report: BenchReport): string[] {
   const { machine, options } = report;
+  const gcNote = generatorGcNote();
   return [
     `date: ${report.startedAt.toISOString()}`,
     `node ${machine.node} · ${machine.cpuModel} · ${machine.cores} cores · ${machine.memoryGiB} GiB · ${machine.os}`,
@@ -27,6 +29,7 @@ function environment(report: BenchReport): string[] {
         ? ' — the machine was busy with other work: the figures understate it'
         : ''),
     `duration ${options.durationSec} s per measurement · warm-up ${options.warmupSec} s · ${options.connections} connections`,
+    ...(gcNote === undefined ? [] : [gcNote]),
   ];
 }
 

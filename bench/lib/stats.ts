@@ -1,7 +1,12 @@
 /** Latency samples of one measurement, in ms, with exact percentiles (no histogram buckets). */
 export class LatencySamples {
-  private values = new Float64Array(1 << 16);
+  private values: Float64Array;
   private size = 0;
+
+  /** `expected`: how many samples to make room for at once, so none is added by growing. */
+  constructor(expected = 1 << 16) {
+    this.values = new Float64Array(Math.max(1, expected));
+  }
 
   add(ms: number): void {
     if (this.size === this.values.length) {

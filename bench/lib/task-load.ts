@@ -1,3 +1,4 @@
+import { collectGeneratorGarbage } from './generator-gc.js';
 import { LatencySamples } from './stats.js';
 
 /** Named latencies (ms) a task records for its steps, e.g. `setup`, `answer`, `hangup`. */
@@ -75,6 +76,7 @@ export async function pacedTasks(
   task: (record: Recorder) => Promise<unknown>,
 ): Promise<TaskLoadResult> {
   const tally = new Tally();
+  collectGeneratorGarbage();
   const started = performance.now();
   const total = Math.round(rate * durationSec);
   const running: Promise<void>[] = [];
