@@ -107,7 +107,7 @@ function setFlag(conf: Conference, m: Member, sub: string): void {
   if (sub === 'mute' || sub === 'unmute') m.canSpeak = sub === 'unmute';
   else m.canHear = sub === 'undeaf';
   // mod_conference fires one frame later from the member's thread
-  setTimeout(() => conf.fireMember(m, `${sub}-member`), 20);
+  conf.fireMemberLater(m, `${sub}-member`, 20);
 }
 
 function volume(conf: Conference, sub: string, rest: string[]): string {

@@ -108,18 +108,33 @@ export class Conference {
     this.fireRoom('conference-destroy');
   }
 
-  fireMember(member: Member, action: string, extra: Header[] = [], before: Header[] = []): void {
+  fireMember(
+    member: Member,
+    action: string,
+    extra: Header[] = [],
+    before: Header[] = [],
+    flags: Header[] = memberHeaders(member),
+  ): void {
     const ev = this.ctx.createEvent('CUSTOM', undefined, SUBCLASS);
     ev.headers.push(
       ...this.roomHeaders(),
       ...before,
       ['Floor', String(this.floor === member)],
       ...channelHeaders(member.channel, false),
-      ...memberHeaders(member),
+      ...flags,
       ['Action', action],
       ...extra,
     );
     this.ctx.fire(ev);
+  }
+
+  /**
+   * A member event that mod_conference fires a frame later, carrying the member's flags as the
+   * command left them: in the recording, `deaf` 1 ms after `mute` does not show in mute-member.
+   */
+  fireMemberLater(member: Member, action: string, delayMs: number): void {
+    const flags = memberHeaders(member);
+    setTimeout(() => this.fireMember(member, action, [], [], flags), delayMs);
   }
 
   fireRoom(action: string, extra: Header[] = [], before: Header[] = []): void {
