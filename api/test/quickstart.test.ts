@@ -19,6 +19,8 @@ const shell = blocks.filter((block) => block.lang === 'sh').map((block) => block
 const launcherBlock = shell.find((code) => code.includes('npm start')) ?? '';
 const receiverBlock = shell.find((code) => code.includes('receiver.mjs')) ?? '';
 const steps = shell.filter((code) => code !== launcherBlock && code !== receiverBlock);
+/** How long `npm start` may take to report both processes healthy. */
+const STARTUP_MS = 60_000;
 
 const freePort = (): Promise<number> =>
   new Promise((done, fail) => {
@@ -142,51 +144,60 @@ describe('docs/quickstart.md, run as written against npm start', () => {
     expect(steps).toHaveLength(5);
   });
 
-  it('answers a simulated call, collects the digits pressed and hangs up', async () => {
-    const [ready, createApp, placeCall, pressDigits, listCalls] = steps as [
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
-    // Repeated until both say ok, as the page says.
-    await until('the api and the media node', () => {
-      try {
-        return run(ready) === '{"status":"ok"}{"status":"ok"}' ? true : undefined;
-      } catch {
-        return undefined; // not listening yet
-      }
-    });
-    expect(run(createApp)).toMatch(/^\{"success":true,"app_id":"quickstart".*\{"success":true/);
+  it(
+    'answers a simulated call, collects the digits pressed and hangs up',
+    async () => {
+      const [ready, createApp, placeCall, pressDigits, listCalls] = steps as [
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      // Repeated until both say ok, as the page says. Five processes start from TypeScript
+      // sources: on a loaded CI host that took more than 20 s.
+      await until(
+        'the api and the media node',
+        () => {
+          try {
+            return run(ready) === '{"status":"ok"}{"status":"ok"}' ? true : undefined;
+          } catch {
+            return undefined; // not listening yet
+          }
+        },
+        STARTUP_MS,
+      );
+      expect(run(createApp)).toMatch(/^\{"success":true,"app_id":"quickstart".*\{"success":true/);
 
-    run(placeCall);
-    const started = await until('play_and_get_digits to start', () =>
-      received('command.result').find((event) => event.command === 'play_and_get_digits'),
-    );
-    expect(started.success).toBe(true);
-    const [call] = received('call.new');
-    expect(call).toMatchObject({
-      app_id: 'quickstart',
-      did: '0733000000',
-      caller_id: '0501112222',
-    });
+      run(placeCall);
+      const started = await until('play_and_get_digits to start', () =>
+        received('command.result').find((event) => event.command === 'play_and_get_digits'),
+      );
+      expect(started.success).toBe(true);
+      const [call] = received('call.new');
+      expect(call).toMatchObject({
+        app_id: 'quickstart',
+        did: '0733000000',
+        caller_id: '0501112222',
+      });
 
-    expect(JSON.parse(run(pressDigits))).toMatchObject({ digits: '1234#' });
-    const [hangup] = await until('call.hangup', () => {
-      const events = received('call.hangup');
-      return events.length > 0 ? events : undefined;
-    });
-    expect(received('digits.collected')).toEqual([
-      expect.objectContaining({ digits: '1234', terminator: '#', status: 'success' }),
-    ]);
-    expect(receiver.output).toContain('digits: 1234\n');
-    expect(hangup).toMatchObject({
-      session_uuid: call?.session_uuid,
-      hangup_cause: 'completed',
-    });
-    await until('the call to be gone', () =>
-      run(listCalls).trim() === '{"calls":[]}' ? true : undefined,
-    );
-  }, 40_000);
+      expect(JSON.parse(run(pressDigits))).toMatchObject({ digits: '1234#' });
+      const [hangup] = await until('call.hangup', () => {
+        const events = received('call.hangup');
+        return events.length > 0 ? events : undefined;
+      });
+      expect(received('digits.collected')).toEqual([
+        expect.objectContaining({ digits: '1234', terminator: '#', status: 'success' }),
+      ]);
+      expect(receiver.output).toContain('digits: 1234\n');
+      expect(hangup).toMatchObject({
+        session_uuid: call?.session_uuid,
+        hangup_cause: 'completed',
+      });
+      await until('the call to be gone', () =>
+        run(listCalls).trim() === '{"calls":[]}' ? true : undefined,
+      );
+    },
+    STARTUP_MS + 40_000,
+  );
 });
