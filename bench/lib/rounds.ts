@@ -39,7 +39,7 @@ const within = (taken: Interference, limit: Interference): boolean =>
   !(taken.steal > limit.steal) && !(taken.paused > limit.paused);
 
 /** The worse of each kind of interference over several runs. */
-export const worst = (taken: readonly Interference[]): Interference => ({
+const worst = (taken: readonly Interference[]): Interference => ({
   steal: Math.max(...taken.map((t) => t.steal)),
   paused: Math.max(...taken.map((t) => t.paused)),
 });

@@ -42,8 +42,8 @@ export interface ThroughputResult {
   readonly warmup: number;
   /** Requests the receiver got beyond the events published, over every dispatcher run. */
   readonly repeats: number;
-  /** How much the host stole during the rounds (see rounds.ts). */
-  readonly steal: HostRecord;
+  /** What the host took during the rounds: steal and pauses (see rounds.ts). */
+  readonly host: HostRecord;
   readonly redisVersion: string;
 }
 
@@ -122,7 +122,7 @@ export async function measureThroughput(
     );
     return {
       ...runs.runs,
-      steal: runs,
+      host: runs,
       published,
       warmup,
       repeats,

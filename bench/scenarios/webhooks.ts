@@ -28,7 +28,7 @@ const RESULT_TIMEOUT_MS = 5000;
 
 interface EndToEnd {
   readonly load: TaskLoadResult;
-  readonly steal: HostRecord;
+  readonly host: HostRecord;
   readonly opened: number;
   readonly openFailed: number;
 }
@@ -87,7 +87,7 @@ async function measureEndToEnd(
       await inParallel(opened.ok, options.connections, (call) => gatewayHangup(gw, call));
       return {
         load: measured.result,
-        steal: measured,
+        host: measured,
         opened: opened.ok.length,
         openFailed: opened.failed,
       };
@@ -139,7 +139,7 @@ function report(t: ThroughputResult, e: EndToEnd | Error): ScenarioResult {
           return `${perSec(run.perSec)} / ${perSec(other)} (${ratio(run.perSec / other)})`;
         })
         .join(', '),
-    hostNote(e instanceof Error ? [t.steal] : [t.steal, e.steal]),
+    hostNote(e instanceof Error ? [t.host] : [t.host, e.host]),
     `dispatcher: each round, ${count(t.published)} command.result events published through the ` +
       `real publisher before a fresh dispatcher started; the first ${count(t.warmup)} are its ` +
       `warm-up, the other ${count(t.published - t.warmup)} are timed; the receiver got ` +
