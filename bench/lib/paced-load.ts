@@ -16,7 +16,13 @@ export interface PacedLoadResult extends LoadResult {
 export interface PacedRunOptions {
   /** Requests per second, spread evenly over each second. */
   readonly rate: number;
+  /** The measured window. */
   readonly durationSec: number;
+  /**
+   * Load at the same rate just before the measured window, without a break: its requests are
+   * sent and their statuses counted, but their latencies are not recorded (see the class note).
+   */
+  readonly leadInSec?: number;
 }
 
 /** How often the scheduler wakes up; requests due in between are sent together. */
@@ -35,6 +41,14 @@ const TICK_MS = 1;
  * generator itself (new clients, new parsers) so much that the first few hundred ms of every
  * run showed 10-40 ms latencies that were not the server's.
  *
+ * A measured window starts after a lead-in at the same rate, as wrk2 paces for a calibration
+ * period before its figures mean anything. The processes of a run are cold when a run starts:
+ * the servers have been idle while the other target was measured, and the generator has just
+ * collected its garbage. Traced on a calm host (no pause, no steal), the first 100-300 ms of a
+ * run came back 5-30 ms late, on the bare baseline too, in most runs; in some they were over
+ * half of the requests above the p99 of the whole run. That describes a cold start, not the
+ * latency at a rate, which the lead-in leaves out.
+ *
  * Each request is an `Exchange` handed to `Pool.dispatch`, not a `pool.request()` promise with
  * a body stream: the generator shares two cores with the servers it measures, and every
  * microsecond and every object it spends per request is taken from them or comes back as a
@@ -52,16 +66,19 @@ export class PacedLoad {
 
   async run(options: PacedRunOptions): Promise<PacedLoadResult> {
     const { pool, target } = this;
-    const total = Math.round(options.rate * options.durationSec);
-    const latencies = new LatencySamples(total);
+    const leadIn = Math.round(options.rate * (options.leadInSec ?? 0));
+    const measured = Math.round(options.rate * options.durationSec);
+    const total = leadIn + measured;
+    const latencies = new LatencySamples(measured);
     const statuses = new StatusCounts();
     collectGeneratorGarbage();
     let sent = 0;
     let finished = 0;
 
     const delay = monitorEventLoopDelay({ resolution: 1 });
-    delay.enable();
     const start = performance.now();
+    // The measured window starts when the schedule reaches its first request.
+    const measuredFrom = start + (leadIn / options.rate) * 1000;
     try {
       await new Promise<void>((resolve) => {
         const done = (): void => {
@@ -75,8 +92,10 @@ export class PacedLoad {
             Math.floor(((performance.now() - start) / 1000) * options.rate),
           );
           while (sent < due) {
+            if (sent === leadIn) delay.enable();
             const spec = target.next();
-            pool.dispatch(dispatchOptions(spec), new Exchange(latencies, statuses, done));
+            const recorded = sent >= leadIn ? latencies : undefined;
+            pool.dispatch(dispatchOptions(spec), new Exchange(recorded, statuses, done));
             sent++;
           }
           if (sent < total) setTimeout(tick, TICK_MS);
@@ -86,7 +105,7 @@ export class PacedLoad {
     } finally {
       delay.disable();
     }
-    const seconds = (performance.now() - start) / 1000;
+    const seconds = (performance.now() - measuredFrom) / 1000;
     return {
       ...loadResult(latencies, statuses, seconds, target.expectedStatus),
       generatorDelayP99Ms: delay.percentile(99) / 1e6,
@@ -104,13 +123,16 @@ const dispatchOptions = (spec: RequestSpec): Dispatcher.DispatchOptions => ({
   headers: spec.headers,
 });
 
-/** One request: its latency and status are recorded when the answer has been read. */
+/**
+ * One request: its status is counted when the answer has been read, and its latency recorded
+ * when it belongs to the measured window (`latencies` given).
+ */
 class Exchange implements Dispatcher.DispatchHandler {
   private readonly started = performance.now();
   private status = 0;
 
   constructor(
-    private readonly latencies: LatencySamples,
+    private readonly latencies: LatencySamples | undefined,
     private readonly statuses: StatusCounts,
     private readonly done: () => void,
   ) {}
@@ -123,7 +145,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.latencies.add(performance.now() - this.started);
+    this.latencies?.add(performance.now() - this.started);
     this.statuses.add(this.status);
     this.done();
   }
