@@ -138,6 +138,12 @@ export async function calmly<T>(
   }
 }
 
+/** ABBA: which of two targets goes first alternates from one round to the next. */
+export const abbaOrder = <A, B>(
+  round: number,
+  [first, second]: readonly [A, B],
+): [A, B] | [B, A] => (round % 2 === 0 ? [first, second] : [second, first]);
+
 /** Each target's runs in round order: runs of the same index were side by side in time. */
 export interface Alternated<K extends string, T> extends HostRecord {
   readonly runs: Record<K, T[]>;
@@ -159,7 +165,7 @@ export async function alternate<A extends string, B extends string, T>(
   let repeated = 0;
   let disturbed = 0;
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? [first, second] : [second, first];
+    const order = abbaOrder(round, [first, second]);
     const measured = await calmly(
       async () => {
         const results: { target: A | B; result: T; taken: Interference }[] = [];

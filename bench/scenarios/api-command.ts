@@ -5,7 +5,7 @@ import { closedLoop } from '../lib/closed-loop.js';
 import { count, mib, ms, msUp, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
 import { PacedLoad, type PacedLoadResult } from '../lib/paced-load.js';
-import { alternate, hostNote, type HostRecord } from '../lib/rounds.js';
+import { abbaOrder, alternate, hostNote, type HostRecord } from '../lib/rounds.js';
 import { redisAofRewrites, redisCpuMs, redisUsedMemory } from '../lib/redis-info.js';
 import type { Scenario, ScenarioResult } from '../lib/scenario.js';
 import { median, type LoadResult } from '../lib/stats.js';
@@ -40,15 +40,10 @@ interface MaxRun {
 interface Rounds {
   readonly max: MaxRun[];
   readonly half: PacedLoadResult[];
-  /** Each round's half rate: half the api's maximum in that round (req/s). */
-  readonly halfRates: number[];
 }
 
 type Target = 'api' | 'baseline';
-
-/** ABBA: which target goes first alternates from round to round (see `alternate`). */
-const roundOrder = (round: number): readonly [Target, Target] =>
-  round % 2 === 0 ? ['api', 'baseline'] : ['baseline', 'api'];
+const TARGETS: readonly [Target, Target] = ['api', 'baseline'];
 
 /** Round robin over the seeded sessions, one request per call. */
 function commandRequests(sessions: readonly SeededSession[]): () => RequestSpec {
@@ -152,11 +147,13 @@ export const apiCommand: Scenario = {
       // Each round measures the maximum and then the latency at half of this round's api
       // maximum: the machine's speed drifts over minutes, and a rate measured minutes earlier
       // can load the api far beyond half.
-      const apiRounds: Rounds = { max: [], half: [], halfRates: [] };
-      const baselineRounds: Rounds = { max: [], half: [], halfRates: [] };
+      const apiRounds: Rounds = { max: [], half: [] };
+      const baselineRounds: Rounds = { max: [], half: [] };
+      /** Each round's half rate: half the api's maximum in that round (req/s). */
+      const halfRates: number[] = [];
       const hostRecords: HostRecord[] = [];
       for (let round = 0; round < options.rounds; round++) {
-        const order = roundOrder(round);
+        const order = abbaOrder(round, TARGETS);
         const max = await alternate(1, order, measureMax, { sensitivity: 'throughput' });
         const rate = Math.max(1, Math.round(max.runs.api[0]!.load.requestsPerSec / 2));
         if (round === 0) {
@@ -171,19 +168,19 @@ export const apiCommand: Scenario = {
           sensitivity: 'latency',
         });
         hostRecords.push(max, half);
+        halfRates.push(rate);
         for (const [rounds, label] of [
           [apiRounds, 'api'],
           [baselineRounds, 'baseline'],
         ] as const) {
           rounds.max.push(max.runs[label][0]!);
           rounds.half.push(half.runs[label][0]!);
-          rounds.halfRates.push(rate);
         }
       }
       const memoryAfter = await redisUsedMemory(redis);
       const rewrites = (await redisAofRewrites(redis)) - rewritesBefore;
 
-      return report(options, apiRounds, baselineRounds, [
+      return report(options, apiRounds, baselineRounds, halfRates, [
         `redis-server ${await redisVersion(redis)}, appendonly yes, appendfsync everysec; ` +
           `${APPS} apps × 1 live session, requests round robin over them`,
         `api and baseline each run in a child process; the load generator runs in the parent; ` +
@@ -204,7 +201,7 @@ export const apiCommand: Scenario = {
             .map(
               (run, i) =>
                 `${ms(run.p99Ms)} / ${ms(baselineRounds.half[i]!.p99Ms)} at ` +
-                `${perSec(apiRounds.halfRates[i]!)} req/s`,
+                `${perSec(halfRates[i]!)} req/s`,
             )
             .join(', '),
         `maximum throughput: autocannon, ${options.connections} connections, no pipelining; ` +
@@ -263,6 +260,7 @@ function report(
   options: BenchOptions,
   apiRounds: Rounds,
   baselineRounds: Rounds,
+  halfRates: readonly number[],
   notes: string[],
 ): ScenarioResult {
   const api = medians(apiRounds);
@@ -272,7 +270,7 @@ function report(
       (run, i) => run.load.requestsPerSec / baselineRounds.max[i]!.load.requestsPerSec,
     ),
   );
-  const halfRate = median(apiRounds.halfRates);
+  const halfRate = median(halfRates);
   const half = `at half the api max (median ${perSec(halfRate)} req/s)`;
   return {
     columns: ['measurement (median round)', 'api', 'baseline', 'api / baseline'],
