@@ -3,72 +3,263 @@
  * exact message. Handlers throw `GatewayError`s built from it; one error handler renders them as
  * `{success:false, error}`. Branch on `code`, never on message text.
  */
+interface ErrorEntry {
+  readonly status: number;
+  /** The contract's exact message, the body's `error`. */
+  readonly message: string;
+  /** When a client meets it, for docs/errors.md (generated from this catalogue). */
+  readonly when: string;
+}
+
 export const ERRORS = {
   // 400
-  MISSING_APP_ID: { status: 400, message: 'Missing X-App-ID header' },
-  INVALID_APP_ID: { status: 400, message: 'Invalid X-App-ID format' },
-  INVALID_BODY: { status: 400, message: 'Invalid request body' },
-  INVALID_COMMAND: { status: 400, message: 'Invalid command' },
-  URLS_REQUIRED: { status: 400, message: 'urls is required' },
-  INVALID_COMMAND_UID: { status: 400, message: 'Invalid command_uid format' },
-  VALIDATION_FAILED: { status: 400, message: 'Invalid request' },
-  INVALID_CURSOR: { status: 400, message: 'Invalid cursor' },
-  INVALID_LIMIT: { status: 400, message: 'Invalid limit' },
-  INVALID_WEBHOOK_URL: { status: 400, message: 'Invalid webhook_url' },
+  MISSING_APP_ID: {
+    status: 400,
+    message: 'Missing X-App-ID header',
+    when: 'An app route was called without the `X-App-ID` header.',
+  },
+  INVALID_APP_ID: {
+    status: 400,
+    message: 'Invalid X-App-ID format',
+    when: '`X-App-ID` is not a valid app id.',
+  },
+  INVALID_BODY: {
+    status: 400,
+    message: 'Invalid request body',
+    when: 'The body is not valid JSON, or is empty where one is required.',
+  },
+  INVALID_COMMAND: {
+    status: 400,
+    message: 'Invalid command',
+    when: "The session command in the path is not one of the contract's commands.",
+  },
+  URLS_REQUIRED: {
+    status: 400,
+    message: 'urls is required',
+    when: 'A playback command came without a non-empty `urls` list.',
+  },
+  INVALID_COMMAND_UID: {
+    status: 400,
+    message: 'Invalid command_uid format',
+    when: '`command_uid` is not 1–128 characters of the allowed set.',
+  },
+  VALIDATION_FAILED: {
+    status: 400,
+    message: 'Invalid request',
+    when: 'A field, parameter or query value fails its schema; the message names it.',
+  },
+  INVALID_CURSOR: {
+    status: 400,
+    message: 'Invalid cursor',
+    when: "A list's `cursor` was not issued by the gateway for that list.",
+  },
+  INVALID_LIMIT: {
+    status: 400,
+    message: 'Invalid limit',
+    when: "A list's `limit` is not a whole number from 1 to 100.",
+  },
+  INVALID_WEBHOOK_URL: {
+    status: 400,
+    message: 'Invalid webhook_url',
+    when: "An app's `webhook_url` is not an http(s) URL to a public address.",
+  },
   // 401
-  MISSING_API_KEY: { status: 401, message: 'Missing API key' },
-  INVALID_API_KEY: { status: 401, message: 'Invalid API key' },
-  MISSING_ADMIN_KEY: { status: 401, message: 'Missing X-Admin-API-Key header' },
-  INVALID_ADMIN_KEY: { status: 401, message: 'Invalid admin API key' },
+  MISSING_API_KEY: {
+    status: 401,
+    message: 'Missing API key',
+    when: 'An app route was called without the `X-API-Key` header.',
+  },
+  INVALID_API_KEY: {
+    status: 401,
+    message: 'Invalid API key',
+    when: '`X-API-Key` does not belong to the app named by `X-App-ID`.',
+  },
+  MISSING_ADMIN_KEY: {
+    status: 401,
+    message: 'Missing X-Admin-API-Key header',
+    when: 'An admin route was called without the `X-Admin-API-Key` header.',
+  },
+  INVALID_ADMIN_KEY: {
+    status: 401,
+    message: 'Invalid admin API key',
+    when: '`X-Admin-API-Key` is not the configured admin key.',
+  },
   // 403
-  SESSION_FORBIDDEN: { status: 403, message: 'Session belongs to a different application' },
-  ROOM_FORBIDDEN: { status: 403, message: 'Room belongs to a different application' },
-  CID_NOT_ALLOWED: { status: 403, message: 'from is not on the caller-ID allow-list' },
+  SESSION_FORBIDDEN: {
+    status: 403,
+    message: 'Session belongs to a different application',
+    when: 'The session exists but belongs to another app.',
+  },
+  ROOM_FORBIDDEN: {
+    status: 403,
+    message: 'Room belongs to a different application',
+    when: 'The room exists but belongs to another app.',
+  },
+  CID_NOT_ALLOWED: {
+    status: 403,
+    message: 'from is not on the caller-ID allow-list',
+    when: "A dial's `from` is not on the app's caller-ID allow-list (body `code: cid_not_allowed`).",
+  },
   // 404
-  ROUTE_NOT_FOUND: { status: 404, message: 'Route not found' },
-  SESSION_NOT_FOUND: { status: 404, message: 'Session not found' },
-  ROOM_NOT_FOUND: { status: 404, message: 'Room not found' },
-  NOT_IN_CONFERENCE: { status: 404, message: 'Session is not in a conference' },
-  DIAL_NOT_FOUND: { status: 404, message: 'Dial not found' },
-  APP_NOT_FOUND: { status: 404, message: 'App not found' },
-  CID_NOT_FOUND: { status: 404, message: 'Caller ID not found' },
-  DID_NOT_FOUND: { status: 404, message: 'DID not found' },
-  RECORDING_NOT_FOUND: { status: 404, message: 'Recording not found' },
+  ROUTE_NOT_FOUND: {
+    status: 404,
+    message: 'Route not found',
+    when: 'No route has this method and path.',
+  },
+  SESSION_NOT_FOUND: {
+    status: 404,
+    message: 'Session not found',
+    when: 'No live session has this id, or its media node is gone.',
+  },
+  ROOM_NOT_FOUND: {
+    status: 404,
+    message: 'Room not found',
+    when: 'No room has this id.',
+  },
+  NOT_IN_CONFERENCE: {
+    status: 404,
+    message: 'Session is not in a conference',
+    when: '`conference/leave`, `mute` or `unmute` for a session in no room.',
+  },
+  DIAL_NOT_FOUND: {
+    status: 404,
+    message: 'Dial not found',
+    when: 'No dial of this app has this session id (or its record expired).',
+  },
+  APP_NOT_FOUND: {
+    status: 404,
+    message: 'App not found',
+    when: 'An admin route names an app that does not exist.',
+  },
+  CID_NOT_FOUND: {
+    status: 404,
+    message: 'Caller ID not found',
+    when: "DELETE of a caller ID that is not on the app's list.",
+  },
+  DID_NOT_FOUND: {
+    status: 404,
+    message: 'DID not found',
+    when: 'DELETE of a DID that is not routed to the app.',
+  },
+  RECORDING_NOT_FOUND: {
+    status: 404,
+    message: 'Recording not found',
+    when: 'The recording does not exist or its retention ended (answered with an empty body).',
+  },
   // 409
-  CONFERENCE_NAME_TAKEN: { status: 409, message: 'Conference name already taken' },
+  CONFERENCE_NAME_TAKEN: {
+    status: 409,
+    message: 'Conference name already taken',
+    when: 'A room with this name already exists for the app (body `detail.room_id`).',
+  },
   IN_DIFFERENT_ROOM: {
     status: 409,
     message: 'Session is already in a different conference room; use conference/leave first',
+    when: '`conference/join` for a session already in another room.',
   },
-  ALREADY_MUTED: { status: 409, message: 'Member is already muted' },
-  ALREADY_UNMUTED: { status: 409, message: 'Member is already unmuted' },
-  STILL_JOINING: { status: 409, message: 'Member is still joining the conference' },
-  STILL_LEAVING: { status: 409, message: 'Member is leaving the conference' },
-  DID_TAKEN: { status: 409, message: 'DID is already routed to another application' },
+  ALREADY_MUTED: {
+    status: 409,
+    message: 'Member is already muted',
+    when: '`conference/mute` for a member already muted.',
+  },
+  ALREADY_UNMUTED: {
+    status: 409,
+    message: 'Member is already unmuted',
+    when: '`conference/unmute` for a member not muted.',
+  },
+  STILL_JOINING: {
+    status: 409,
+    message: 'Member is still joining the conference',
+    when: "A membership command while the session's join is still in progress.",
+  },
+  STILL_LEAVING: {
+    status: 409,
+    message: 'Member is leaving the conference',
+    when: 'A membership command while the session is leaving its room.',
+  },
+  DID_TAKEN: {
+    status: 409,
+    message: 'DID is already routed to another application',
+    when: 'A DID routed to another app was added to this one.',
+  },
   WEBHOOKS_OFF: {
     status: 409,
     message: 'Webhooks are disabled for this application (empty webhook_url)',
+    when: 'Dead letters replayed for an app with an empty `webhook_url`.',
   },
   APP_DISABLED: {
     status: 409,
     message: 'Application is disabled; POST its configuration to re-enable it',
+    when: 'Dead letters replayed for an app disabled after failing for 5 days.',
   },
   // 413, 415, 429
-  BODY_TOO_LARGE: { status: 413, message: 'Request body too large' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },
-  RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
-  COMMAND_RATE_LIMITED: { status: 429, message: 'Command rate limited' },
+  BODY_TOO_LARGE: {
+    status: 413,
+    message: 'Request body too large',
+    when: 'The body is larger than the route accepts (1 MiB; 64 KiB for session commands).',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: 'Content-Type must be application/json',
+    when: 'A body was sent with a Content-Type other than `application/json`.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    message: 'Rate limit exceeded',
+    when: 'A client IP went over its per-second window, or the app over its `rate_limit` (with `Retry-After`).',
+  },
+  COMMAND_RATE_LIMITED: {
+    status: 429,
+    message: 'Command rate limited',
+    when: "A command repeated within its cooldown group's window on one session (with `Retry-After`).",
+  },
   // 5xx
-  AUTH_BACKEND_FAILED: { status: 500, message: 'Internal error validating API key' },
-  INTERNAL: { status: 500, message: 'Internal server error' },
-  DIAL_FAILED: { status: 500, message: 'Internal error placing the dial' },
-  ADMIN_STORE_FAILED: { status: 500, message: 'Failed to access the configuration store' },
-  ADMIN_NOT_CONFIGURED: { status: 503, message: 'Admin API not configured' },
-  CONFIG_STORE_UNAVAILABLE: { status: 503, message: 'Configuration store unavailable' },
-  RECORDING_UNAVAILABLE: { status: 503, message: 'Recording not available' },
-  NO_FS_CAPACITY: { status: 503, message: 'No outbound capacity; retry with backoff' },
-  NO_MEDIA_NODE: { status: 503, message: 'No media node available; retry with backoff' },
-} as const satisfies Record<string, { status: number; message: string }>;
+  AUTH_BACKEND_FAILED: {
+    status: 500,
+    message: 'Internal error validating API key',
+    when: 'The app directory could not be read while checking an API key.',
+  },
+  INTERNAL: {
+    status: 500,
+    message: 'Internal server error',
+    when: "An unexpected failure; the request id is in the api's log.",
+  },
+  DIAL_FAILED: {
+    status: 500,
+    message: 'Internal error placing the dial',
+    when: 'The dial could not be recorded or queued.',
+  },
+  ADMIN_STORE_FAILED: {
+    status: 500,
+    message: 'Failed to access the configuration store',
+    when: 'An admin change could not be written to Redis.',
+  },
+  ADMIN_NOT_CONFIGURED: {
+    status: 503,
+    message: 'Admin API not configured',
+    when: 'Admin routes called while `ADMIN_API_KEY` is unset.',
+  },
+  CONFIG_STORE_UNAVAILABLE: {
+    status: 503,
+    message: 'Configuration store unavailable',
+    when: 'Redis is unreachable while reading or writing app configuration.',
+  },
+  RECORDING_UNAVAILABLE: {
+    status: 503,
+    message: 'Recording not available',
+    when: '`record/start` while this deployment has no recording service configured.',
+  },
+  NO_FS_CAPACITY: {
+    status: 503,
+    message: 'No outbound capacity; retry with backoff',
+    when: 'Every media node is at its outbound channel limit (body `code: no_fs_capacity`).',
+  },
+  NO_MEDIA_NODE: {
+    status: 503,
+    message: 'No media node available; retry with backoff',
+    when: 'No live media node can host a new room.',
+  },
+} as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERRORS;
 
