@@ -2,6 +2,7 @@
 export { buildApp } from './app.js';
 export type { App, BuildAppOptions } from './app.js';
 export { ApiEnv, loadApiConfig } from './config.js';
+export { AppStore } from './domain/apps.js';
 export type { ApiConfig } from './config.js';
 export { DispatcherEnv, loadDispatcherConfig } from './webhooks/config.js';
 export type { DispatcherConfig } from './webhooks/config.js';

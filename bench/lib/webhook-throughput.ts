@@ -8,7 +8,7 @@ import {
 } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { request } from 'undici';
-import { AppStore } from './api-workspace.js';
+import { AppStore } from '@voicegw/api';
 import { startChildServer, type ChildServer } from './child-server.js';
 import type { BenchOptions } from './options.js';
 import { redisCpuMs } from './redis-info.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { RedisKeys, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
 import { Redis } from 'ioredis';
-import { AppStore } from '../lib/api-workspace.js';
+import { AppStore } from '@voicegw/api';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { EventWatcher } from '../lib/event-watcher.js';
 import { JsonClient } from '../lib/http-json.js';

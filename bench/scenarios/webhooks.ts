@@ -1,4 +1,4 @@
-import { AppStore } from '../lib/api-workspace.js';
+import { AppStore } from '@voicegw/api';
 import { startChildServer } from '../lib/child-server.js';
 import { count, ms, msUp, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';

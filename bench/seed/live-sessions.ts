@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { NodeRegistry, SessionStore, sessionId, type RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
-import { AppStore } from '../lib/api-workspace.js';
+import { AppStore } from '@voicegw/api';
 
 /** One app with one live session: what a request of the command load needs. */
 export interface SeededSession {

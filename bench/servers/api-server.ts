@@ -1,4 +1,4 @@
-import { buildApp, loadApiConfig } from '../lib/api-workspace.js';
+import { buildApp, loadApiConfig } from '@voicegw/api';
 import { serveUntilStopped } from './protocol.js';
 
 /**

@@ -1,4 +1,4 @@
-import { loadDispatcherConfig, startDispatcher } from '../lib/api-workspace.js';
+import { loadDispatcherConfig, startDispatcher } from '@voicegw/api';
 import { serveUntilStopped } from './protocol.js';
 
 /**

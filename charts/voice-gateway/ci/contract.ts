@@ -1,8 +1,7 @@
 // What the chart promises each process: the environment variables it may set are the ones the
 // process's own schema declares (the schemas docs/configuration.md and docs/media-node.md are
 // tested against), and the variables the chart derives itself are not offered in `env`.
-import * as apiPackage from '@voicegw/api';
-import { ApiEnv, loadApiConfig } from '@voicegw/api';
+import { ApiEnv, DispatcherEnv, loadApiConfig, loadDispatcherConfig } from '@voicegw/api';
 import { loadMediaNodeConfig, MediaNodeEnv } from '@voicegw/media-node';
 
 /** The JSON Schema of one variable, as a typebox schema is at runtime. */
@@ -82,6 +81,18 @@ export const PROCESSES: ProcessContract[] = [
     composeService: 'media-node',
     load: loadMediaNodeConfig,
   },
+  {
+    valuesKey: 'dispatcher',
+    kind: 'Deployment',
+    component: 'dispatcher',
+    container: 'dispatcher',
+    doc: 'docs/configuration.md',
+    variables: variablesOf(DispatcherEnv),
+    managed: [...REDIS, 'EVENT_BUS', 'KAFKA_BROKERS', 'DISPATCHER_HOST', 'DISPATCHER_METRICS_PORT'],
+    withheld: WITHHELD,
+    composeService: 'dispatcher',
+    load: loadDispatcherConfig,
+  },
 ];
 
 /** The FreeSWITCH simulator (engine `simulator`): its variables are those of docs/simulator.md. */
@@ -90,31 +101,3 @@ export const SIMULATOR = {
   container: 'simulator',
   doc: 'docs/simulator.md',
 };
-
-/** Contracts that cannot be checked yet, each with the reason (printed, not a failure). */
-export const PENDING: string[] = [];
-
-// The dispatcher's schema is exported by @voicegw/api once the event pipeline lands; until then
-// its environment is not checked and its `env` accepts any variable.
-const dispatcher = apiPackage as {
-  readonly DispatcherEnv?: { readonly properties: object };
-  readonly loadDispatcherConfig?: (env: NodeJS.ProcessEnv) => unknown;
-};
-if (dispatcher.DispatcherEnv && dispatcher.loadDispatcherConfig) {
-  PROCESSES.push({
-    valuesKey: 'dispatcher',
-    kind: 'Deployment',
-    component: 'dispatcher',
-    container: 'dispatcher',
-    doc: 'docs/configuration.md',
-    variables: variablesOf(dispatcher.DispatcherEnv),
-    managed: [...REDIS, 'EVENT_BUS', 'KAFKA_BROKERS', 'DISPATCHER_HOST', 'DISPATCHER_METRICS_PORT'],
-    withheld: WITHHELD,
-    composeService: 'dispatcher',
-    load: dispatcher.loadDispatcherConfig,
-  });
-} else {
-  PENDING.push(
-    'dispatcher: @voicegw/api exports no DispatcherEnv yet; its environment is unchecked',
-  );
-}

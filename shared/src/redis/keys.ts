@@ -53,7 +53,7 @@ export class RedisKeys {
   roomMembers(roomId: string): string {
     return `${this.prefix}:room:${roomId}:members`;
   }
-  /** Sorted set of an app's room ids, scored by creation time (ms). */
+  /** Sorted set of an app's room ids, scored by creation time in µs (createRoom-4.lua). */
   appRooms(appId: string): string {
     return `${this.prefix}:app:${appId}:rooms`;
   }
