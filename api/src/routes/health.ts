@@ -1,10 +1,10 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 
 const HealthReply = Type.Object({ status: Type.String() });
 
 /** Unauthenticated operational endpoints: liveness/readiness and Prometheus scraping. */
-const healthRoutes: FastifyPluginAsync = async (app) => {
+const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/health',
     {

@@ -1,5 +1,5 @@
 import { GatewayError } from '@voicegw/shared';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { configureApp } from '../../domain/apps.js';
 import { checkWebhookUrl } from '../../domain/webhook-url.js';
 import {
@@ -10,8 +10,6 @@ import {
   AppIdParams,
   AppSaved,
   ERROR_REPLIES,
-  type AppConfigArgs,
-  type AppIdArgs,
 } from './schemas.js';
 import { withStore } from './store-errors.js';
 
@@ -19,7 +17,7 @@ const appNotFound = (appId: string): GatewayError =>
   new GatewayError('APP_NOT_FOUND', { body: { app_id: appId } });
 
 /** `POST/GET/DELETE /admin/apps/{app_id}`: an application's configuration. */
-const appRoutes: FastifyPluginAsync = async (app) => {
+const appRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { config, redis } = app;
 
   app.post(
@@ -41,8 +39,8 @@ const appRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const { app_id: appId } = request.params as AppIdArgs;
-      const input = request.body as AppConfigArgs;
+      const { app_id: appId } = request.params;
+      const input = request.body;
       if (input.webhook_url !== undefined) {
         const check = await checkWebhookUrl(input.webhook_url, {
           allowHttp: config.ALLOW_HTTP_WEBHOOKS,
@@ -60,7 +58,7 @@ const appRoutes: FastifyPluginAsync = async (app) => {
       // next request here sees the change even if the announcement is still in flight.
       app.appDirectory.forget(appId);
       return {
-        success: true,
+        success: true as const,
         app_id: appId,
         webhook_url: record.webhook_url,
         rate_limit: record.rate_limit,
@@ -80,10 +78,15 @@ const appRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const { app_id: appId } = request.params as AppIdArgs;
+      const { app_id: appId } = request.params;
       const record = await withStore(redis, () => app.apps.get(appId));
       if (!record) throw appNotFound(appId);
-      return { success: true, ...record };
+      return {
+        success: true as const,
+        ...record,
+        events: [...record.events],
+        disabled: record.disabled ?? false,
+      };
     },
   );
 
@@ -102,11 +105,11 @@ const appRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const { app_id: appId } = request.params as AppIdArgs;
+      const { app_id: appId } = request.params;
       const deleted = await withStore(redis, () => app.apps.delete(appId));
       app.appDirectory.forget(appId);
       if (!deleted) throw appNotFound(appId);
-      return { success: true, app_id: appId };
+      return { success: true as const, app_id: appId };
     },
   );
 };

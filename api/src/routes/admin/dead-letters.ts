@@ -1,16 +1,15 @@
 import { GatewayError } from '@voicegw/shared';
-import type { FastifyPluginAsync } from 'fastify';
-import { Type, type Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { DeadLetters } from '../../webhooks/dead-letters.js';
 import type { DeadLetter } from '../../webhooks/lanes.js';
-import { ADMIN_SECURITY, AppIdParams, ERROR_REPLIES, type AppIdArgs } from './schemas.js';
+import { ADMIN_SECURITY, AppIdParams, ERROR_REPLIES } from './schemas.js';
 import { withStore } from './store-errors.js';
 
 const DeadLetterQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Page size' }),
   offset: Type.Integer({ minimum: 0, default: 0, description: 'Dead letters to skip' }),
 });
-type DeadLetterQueryArgs = Static<typeof DeadLetterQuery>;
 
 const DeadLetterItem = Type.Object({
   event_id: Type.String({ description: 'Also the `webhook-id` it is replayed with' }),
@@ -47,7 +46,6 @@ const ReplayBody = Type.Object(
   },
   { additionalProperties: false },
 );
-type ReplayArgs = Static<typeof ReplayBody>;
 
 const ReplayReply = Type.Object({
   success: Type.Literal(true),
@@ -67,7 +65,7 @@ const present = (letter: DeadLetter) => ({
 });
 
 /** `GET /admin/apps/{app_id}/dead-letters` and `POST .../dead-letters/replay`. */
-const deadLetterRoutes: FastifyPluginAsync = async (app) => {
+const deadLetterRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deadLetters = new DeadLetters(app.redis, app.scripts, app.keys);
 
   const existingApp = async (appId: string) => {
@@ -92,8 +90,8 @@ const deadLetterRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const { app_id: appId } = request.params as AppIdArgs;
-      const { limit, offset } = request.query as DeadLetterQueryArgs;
+      const { app_id: appId } = request.params;
+      const { limit, offset } = request.query;
       await existingApp(appId);
       const page = await withStore(app.redis, () => deadLetters.list(appId, offset, limit));
       return {
@@ -123,8 +121,8 @@ const deadLetterRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const { app_id: appId } = request.params as AppIdArgs;
-      const { event_ids: eventIds } = request.body as ReplayArgs;
+      const { app_id: appId } = request.params;
+      const { event_ids: eventIds } = request.body;
       const record = await existingApp(appId);
       if (record.webhook_url === '') throw new GatewayError('WEBHOOKS_OFF');
       if (record.disabled) throw new GatewayError('APP_DISABLED');

@@ -1,11 +1,11 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import appRoutes from './apps.js';
 import deadLetterRoutes from './dead-letters.js';
 import numberListRoutes from './number-lists.js';
 import operationRoutes from './operations.js';
 
 /** Admin endpoints: every one requires X-Admin-API-Key. */
-const adminRoutes: FastifyPluginAsync = async (app) => {
+const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.authenticateAdmin);
   await app.register(appRoutes);
   await app.register(numberListRoutes);

@@ -1,5 +1,5 @@
 import { GatewayError, ISRAELI_NUMBER_PATTERN } from '@voicegw/shared';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NumberLists, type NumberListKind } from '../../domain/caller-ids.js';
 import {
   ADMIN_SECURITY,
@@ -8,8 +8,6 @@ import {
   NumberList,
   NumberListBody,
   NumberParams,
-  type AppIdArgs,
-  type NumberArgs,
 } from './schemas.js';
 import { withStore } from './store-errors.js';
 
@@ -42,14 +40,14 @@ function checkNumbers(numbers: readonly string[]): void {
  * `PUT/GET /admin/apps/{app_id}/{cids|dids}` and `DELETE .../{number}`. Every answer is the
  * app's resulting list: `{success, app_id, cids|dids: [...sorted]}`.
  */
-const numberListRoutes: FastifyPluginAsync = async (app) => {
+const numberListRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const lists = new NumberLists(app.redis, app.keys, app.scripts);
 
   for (const kind of ['cids', 'dids'] as const) {
     const { noun, put } = DESCRIPTIONS[kind];
     const reply = NumberList(kind);
     const answer = (appId: string, numbers: string[]) => ({
-      success: true,
+      success: true as const,
       app_id: appId,
       [kind]: numbers,
     });
@@ -69,8 +67,8 @@ const numberListRoutes: FastifyPluginAsync = async (app) => {
         },
       },
       async (request) => {
-        const { app_id: appId } = request.params as AppIdArgs;
-        const numbers = request.body as string[];
+        const { app_id: appId } = request.params;
+        const numbers = request.body;
         checkNumbers(numbers);
         return answer(appId, await withStore(app.redis, () => lists.add(kind, appId, numbers)));
       },
@@ -88,7 +86,7 @@ const numberListRoutes: FastifyPluginAsync = async (app) => {
         },
       },
       async (request) => {
-        const { app_id: appId } = request.params as AppIdArgs;
+        const { app_id: appId } = request.params;
         return answer(appId, await withStore(app.redis, () => lists.list(kind, appId)));
       },
     );
@@ -106,7 +104,7 @@ const numberListRoutes: FastifyPluginAsync = async (app) => {
         },
       },
       async (request) => {
-        const { app_id: appId, number } = request.params as NumberArgs;
+        const { app_id: appId, number } = request.params;
         return answer(appId, await withStore(app.redis, () => lists.remove(kind, appId, number)));
       },
     );

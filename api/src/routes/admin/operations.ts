@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ADMIN_SECURITY, AdminHealth, ERROR_REPLIES, RecentErrorsReply } from './schemas.js';
 import { withStore } from './store-errors.js';
 
 /** `GET /admin/health` and `GET /admin/recent-errors`. */
-const operationRoutes: FastifyPluginAsync = async (app) => {
+const operationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/health',
     {

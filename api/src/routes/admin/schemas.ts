@@ -1,5 +1,5 @@
 import { EVENT_NAMES, ISRAELI_NUMBER_PATTERN } from '@voicegw/shared';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 
 // Request and response schemas of the admin routes; the handlers' types derive from them.
 
@@ -12,13 +12,11 @@ export const AppIdParams = Type.Object({
     description: 'Application id: letters, digits, `_` and `-`, at most 64 characters',
   }),
 });
-export type AppIdArgs = Static<typeof AppIdParams>;
 
 export const NumberParams = Type.Object({
   app_id: AppIdParams.properties.app_id,
   number: Type.String({ description: 'A number on the list' }),
 });
-export type NumberArgs = Static<typeof NumberParams>;
 
 const WebhookUrl = Type.String({
   maxLength: 2048,
@@ -58,7 +56,6 @@ export const AppConfigBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type AppConfigArgs = Static<typeof AppConfigBody>;
 
 export const AppSaved = Type.Object({
   success: Type.Literal(true),

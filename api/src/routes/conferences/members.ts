@@ -1,10 +1,10 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listMembers } from '../../domain/rooms.js';
 import { pageArgs } from './paging.js';
 import { common, errors, MEMBERS_LIMIT, MemberList, PageQuery, RoomParams } from './schemas.js';
 
 /** The members of a room: its active sessions, in join order. */
-const memberRoutes: FastifyPluginAsync = async (app) => {
+const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/:room_id/members',
     {
@@ -19,7 +19,7 @@ const memberRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const { room_id: roomId } = request.params as { room_id: string };
+      const { room_id: roomId } = request.params;
       const { limit, cursor } = pageArgs(request, MEMBERS_LIMIT.max);
       return listMembers(app, request.app.app_id, roomId, limit, cursor);
     },

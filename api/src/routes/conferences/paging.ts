@@ -8,7 +8,7 @@ import type { PageQueryArgs } from './schemas.js';
  * (`attachValidation`) so that a bad limit or cursor gets its own catalogue message here.
  */
 export function pageArgs(
-  request: FastifyRequest,
+  request: Pick<FastifyRequest, 'validationError'> & { readonly query: PageQueryArgs },
   max: number,
 ): { readonly limit: number; readonly cursor: string | undefined } {
   const failure = request.validationError;
@@ -18,6 +18,6 @@ export function pageArgs(
     if (field === '/cursor') throw new GatewayError('INVALID_CURSOR');
     throw new GatewayError('INVALID_LIMIT');
   }
-  const { limit, cursor } = request.query as PageQueryArgs;
+  const { limit, cursor } = request.query;
   return { limit: Math.min(limit, max), cursor };
 }

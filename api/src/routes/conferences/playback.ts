@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from 'typebox';
 import { controlRoom, type ControlArgs, type RoomControl } from '../../domain/rooms.js';
 import { common, ControlAccepted, errors, PlayBody, RoomParams, VolumeBody } from './schemas.js';
@@ -43,7 +43,7 @@ const CONTROLS: readonly ControlRoute[] = [
  * Room playback controls. Each is counted by its own Lua script (rate limits included), so the
  * v1 rate-limit hook skips them (`rateLimit: 'script'`).
  */
-const playbackRoutes: FastifyPluginAsync = async (app) => {
+const playbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const { control, summary, description, body } of CONTROLS) {
     app.post(
       `/:room_id/${control}`,
@@ -59,7 +59,7 @@ const playbackRoutes: FastifyPluginAsync = async (app) => {
         },
       },
       async (request, reply) => {
-        const { room_id: roomId } = request.params as { room_id: string };
+        const { room_id: roomId } = request.params;
         const args = (request.body ?? {}) as ControlArgs;
         return reply.code(202).send(await controlRoom(app, request, roomId, control, args));
       },

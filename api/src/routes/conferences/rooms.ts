@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createRoom, deleteRoom, getRoom, listRooms } from '../../domain/rooms.js';
 import { pageArgs } from './paging.js';
 import {
@@ -15,10 +15,8 @@ import {
   RoomStatus,
 } from './schemas.js';
 
-type Params = { room_id: string };
-
 /** Create, list, read and destroy conference rooms. */
-const roomRoutes: FastifyPluginAsync = async (app) => {
+const roomRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '',
     {
@@ -32,7 +30,7 @@ const roomRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const { name } = request.body as { name: string };
+      const { name } = request.body;
       return reply.code(201).send(await createRoom(app, request.app.app_id, name));
     },
   );
@@ -66,7 +64,7 @@ const roomRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const { room_id: roomId } = request.params as Params;
+      const { room_id: roomId } = request.params;
       return getRoom(app, request.app.app_id, roomId);
     },
   );
@@ -85,7 +83,7 @@ const roomRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const { room_id: roomId } = request.params as Params;
+      const { room_id: roomId } = request.params;
       return deleteRoom(app, request.app.app_id, roomId);
     },
   );

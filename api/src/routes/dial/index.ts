@@ -1,15 +1,7 @@
-import { DialBody, type DialArgs, type DialStatus } from '@voicegw/shared';
-import type { FastifyPluginAsync } from 'fastify';
+import { DialBody } from '@voicegw/shared';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { dialState, placeDial } from '../../domain/dial.js';
-
-const DIAL_STATUSES = [
-  'dialing',
-  'ringing',
-  'early_media',
-  'answered',
-  'ended',
-] as const satisfies readonly DialStatus[];
 
 const SessionUuid = Type.String({ description: 'Session identifier of the dialed call' });
 
@@ -20,7 +12,13 @@ const Placed = Type.Object(
 const Status = Type.Object(
   {
     session_uuid: SessionUuid,
-    status: Type.Union(DIAL_STATUSES.map((s) => Type.Literal(s))),
+    status: Type.Union([
+      Type.Literal('dialing'),
+      Type.Literal('ringing'),
+      Type.Literal('early_media'),
+      Type.Literal('answered'),
+      Type.Literal('ended'),
+    ]),
     started_at: Type.String({ format: 'date-time', description: 'Dial creation time (UTC)' }),
   },
   { description: 'Dial status' },
@@ -40,7 +38,7 @@ const Params = Type.Object({ session_uuid: SessionUuid });
 const security = [{ appId: [], apiKey: [] }];
 
 /** `POST /dial` originates an outbound call; `GET /dial/{session_uuid}` reports its progress. */
-const dialRoutes: FastifyPluginAsync = async (app) => {
+const dialRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // '' rather than '/': the route is exactly /api/v1/dial (one OpenAPI path, no trailing slash).
   app.post(
     '',
@@ -59,7 +57,7 @@ const dialRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const placed = await placeDial(app, request.app.app_id, request.body as DialArgs);
+      const placed = await placeDial(app, request.app.app_id, request.body);
       return reply.code(202).send(placed);
     },
   );
@@ -77,7 +75,7 @@ const dialRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request) => {
-      const { session_uuid: id } = request.params as { session_uuid: string };
+      const { session_uuid: id } = request.params;
       return dialState(app, request.app.app_id, id);
     },
   );

@@ -5,8 +5,8 @@ import {
   type SessionCommandArgs,
   type SessionCommandName,
 } from '@voicegw/shared';
-import type { FastifyPluginAsync } from 'fastify';
-import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
 import { DEFERRED_TIMEOUT_MS, SessionCommands } from '../../domain/session-commands.js';
 
 /** Session command route: body limit 64 KiB. */
@@ -20,12 +20,18 @@ const Deferred = Type.Object({
   timeout_ms: Type.Integer({ const: DEFERRED_TIMEOUT_MS }),
 });
 const Membership = Type.Object({
-  status: Type.Union(
-    ['joining', 'already_joined', 'leaving', 'muted', 'unmuted'].map((s) => Type.Literal(s)),
-  ),
+  status: Type.Union([
+    Type.Literal('joining'),
+    Type.Literal('already_joined'),
+    Type.Literal('leaving'),
+    Type.Literal('muted'),
+    Type.Literal('unmuted'),
+  ]),
   room_id: Type.String(),
 });
 const ErrorBody = Type.Object({ success: Type.Literal(false), error: Type.String() });
+/** What a command answers; the body of a repeated command_uid comes back from Redis as JSON. */
+type CommandReply = Static<typeof Deferred> | Static<typeof Membership>;
 
 /** Commands whose body must be sent (with Content-Type: application/json). */
 const REQUIRES_BODY: ReadonlySet<SessionCommandName> = new Set([
@@ -41,7 +47,7 @@ const isMembership = (command: SessionCommandName): boolean => command.startsWit
  * `POST /sessions/{uuid}/commands/{command}`: one route per command so that each has its own
  * schema (and OpenAPI entry); anything else under /commands answers 400 `Invalid command`.
  */
-const commandRoutes: FastifyPluginAsync = async (app) => {
+const commandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const commands = new SessionCommands(app);
   for (const command of SESSION_COMMAND_NAMES) {
     const schema = SessionCommandBodies[command];
@@ -64,14 +70,14 @@ const commandRoutes: FastifyPluginAsync = async (app) => {
         },
       },
       async (request, reply) => {
-        const { uuid } = request.params as { uuid: string };
-        const body = (request.body ?? {}) as SessionCommandArgs;
+        const { uuid } = request.params;
+        const body = request.body ?? {};
         if (command === 'play_and_get_digits')
           checkDigitsRules(body as SessionCommandArgs<'play_and_get_digits'>);
         if (command === 'playback/start')
           checkPlaybackRules(body as SessionCommandArgs<'playback/start'>);
         const outcome = await commands.submit(request, uuid, command, body);
-        return reply.code(outcome.status).send(outcome.body);
+        return reply.code(outcome.status).send(outcome.body as CommandReply);
       },
     );
   }

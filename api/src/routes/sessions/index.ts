@@ -1,8 +1,8 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import commandRoutes from './commands.js';
 import recordingRoutes from './recording.js';
 
-const sessionRoutes: FastifyPluginAsync = async (app) => {
+const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(commandRoutes);
   await app.register(recordingRoutes);
 };

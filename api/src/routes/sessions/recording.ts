@@ -10,7 +10,8 @@ import {
   wavHeader,
   type RecordingRecord,
 } from '@voicegw/shared';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { publicBaseUrl } from '../../config.js';
 
@@ -42,7 +43,7 @@ const notFound = () => new GatewayError('RECORDING_NOT_FOUND');
  * of what has arrived so far), `{recording_id}.wav` one recording, the `recording_url` of its
  * recording.completed. From its expiry (retention counted from the stop) the answer is 404.
  */
-const recordingRoutes: FastifyPluginAsync = async (app) => {
+const recordingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const store = new RecordingStore(app.redis, app.keys, app.scripts);
   announcePublicBaseUrl(app);
 
@@ -58,7 +59,7 @@ const recordingRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const { uuid } = request.params as { uuid: string };
+      const { uuid } = request.params;
       const rec = parseSessionId(uuid) ? await store.latest(uuid) : undefined;
       return serve(app, request, reply, uuid, rec);
     },
@@ -79,7 +80,7 @@ const recordingRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (request, reply) => {
-      const { uuid, recording_id: id } = request.params as { uuid: string; recording_id: string };
+      const { uuid, recording_id: id } = request.params;
       const known = parseSessionId(uuid) && UUID.test(id);
       const rec = known ? await store.get(uuid, id) : undefined;
       return serve(app, request, reply, uuid, rec);
