@@ -12,7 +12,6 @@ import {
   type RoomCommandName,
 } from '@voicegw/shared';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { rateLimited } from '../plugins/rate-limit.js';
 import type {
   ControlAccepted,
   MemberList,
@@ -22,6 +21,7 @@ import type {
 } from '../routes/conferences/schemas.js';
 import { ROOM_COOLDOWNS } from './cooldowns.js';
 import { decodeCursor, encodeCursor, pageOf } from './cursor.js';
+import { rateLimited } from './rate-limited.js';
 
 // Conference rooms: metadata in Redis (the room hash, its member set, the app's name index and
 // room list), changed atomically by Lua scripts; the host media node runs the conference itself

@@ -11,7 +11,7 @@ import {
   type SessionCommandName,
 } from '@voicegw/shared';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { rateLimited } from '../plugins/rate-limit.js';
+import { rateLimited } from './rate-limited.js';
 import { COOLDOWNS } from './cooldowns.js';
 
 /** Deferred commands are confirmed by FreeSWITCH or fail after this long (command.result). */

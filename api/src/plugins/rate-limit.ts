@@ -1,4 +1,4 @@
-import { GatewayError } from '@voicegw/shared';
+import { rateLimited } from '../domain/rate-limited.js';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { effectiveRateLimit } from '../domain/apps.js';
@@ -27,11 +27,6 @@ export interface RateLimiter {
   authenticated(request: FastifyRequest): Promise<void>;
   unauthenticated(request: FastifyRequest): Promise<void>;
 }
-
-export const rateLimited = (code: 'RATE_LIMITED' | 'COMMAND_RATE_LIMITED', waitMs: number) =>
-  new GatewayError(code, {
-    headers: { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) },
-  });
 
 /**
  * Cluster-wide fixed windows in Redis: per app and client IP per second (10,000 by default),
