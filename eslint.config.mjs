@@ -35,8 +35,16 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@voicegw/*/*', '**/shared/src/**', '**/api/src/**', '**/media-node/src/**'],
-              message: 'Import another workspace through its package entry (@voicegw/<name>).',
+              group: [
+                '@voicegw/*/*',
+                '!@voicegw/shared/bus',
+                '**/shared/src/**',
+                '**/api/src/**',
+                '**/media-node/src/**',
+              ],
+              message:
+                'Import another workspace through its package entry (@voicegw/<name>, or a ' +
+                'subpath it exports such as @voicegw/shared/bus).',
             },
           ],
         },

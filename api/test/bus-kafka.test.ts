@@ -2,12 +2,10 @@ import { randomBytes } from 'node:crypto';
 import {
   createEventPublisher,
   createLogger,
-  KafkaEventBus,
   RedisKeys,
-  type BusEvent,
-  type BusHandler,
   type EventPublisher,
 } from '@voicegw/shared';
+import { KafkaEventBus, type BusEvent, type BusHandler } from '@voicegw/shared/bus';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { range, Receiver, sequence, TestGateway } from './dispatcher-helpers.js';

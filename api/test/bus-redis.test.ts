@@ -2,13 +2,10 @@ import { randomBytes } from 'node:crypto';
 import {
   createEventPublisher,
   createLogger,
-  RedisEventBus,
   RedisKeys,
-  shardOf,
-  type BusEvent,
-  type BusHandler,
   type EventPublisher,
 } from '@voicegw/shared';
+import { RedisEventBus, shardOf, type BusEvent, type BusHandler } from '@voicegw/shared/bus';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 

@@ -1,4 +1,4 @@
-import { shardOf } from '@voicegw/shared';
+import { shardOf } from '@voicegw/shared/bus';
 import { afterEach, describe, expect, it } from 'vitest';
 import { range, Receiver, sequence, TestGateway } from './dispatcher-helpers.js';
 

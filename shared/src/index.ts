@@ -20,16 +20,8 @@ export type { EventEnvelope } from './events/envelope.js';
 export { RedisStreamPublisher, envelope, eventArgs, EVENT_FIELDS } from './events/publisher.js';
 export type { EventPublisher } from './events/publisher.js';
 
+// The bus itself (kafkajs, redlock) is @voicegw/shared/bus; publishing needs only this.
 export { createEventPublisher } from './bus/publisher.js';
-export { createEventBus } from './bus/create.js';
-export type { EventBusDeps } from './bus/create.js';
-export { BusEnv } from './bus/config.js';
-export type { BusConfig } from './bus/config.js';
-export type { BusEvent, BusHandler, EventBus } from './bus/types.js';
-export { RedisEventBus } from './bus/redis-bus.js';
-export { KafkaEventBus, KAFKA_GROUP } from './bus/kafka-bus.js';
-export { SHARD_GROUP } from './bus/shard-streams.js';
-export { shardOf, streamPosition, offsetPosition } from './bus/shard.js';
 
 export {
   SessionCommandBodies,

@@ -1,4 +1,5 @@
-import type { BusEvent, Logger } from '@voicegw/shared';
+import type { Logger } from '@voicegw/shared';
+import type { BusEvent } from '@voicegw/shared/bus';
 import type { Attempt, AttemptDeps } from './attempt.js';
 import { attemptDelivery } from './attempt.js';
 import {

@@ -1,4 +1,5 @@
-import { BooleanFlag, BusEnv, CommonEnv, ConfigError, loadConfig } from '@voicegw/shared';
+import { BooleanFlag, CommonEnv, ConfigError, loadConfig } from '@voicegw/shared';
+import { BusEnv } from '@voicegw/shared/bus';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_RETRY_SCHEDULE, SCHEDULE_PATTERN } from './schedule.js';
 

@@ -1,4 +1,4 @@
-import type { BusEvent, BusHandler } from '@voicegw/shared';
+import type { BusEvent, BusHandler } from '@voicegw/shared/bus';
 import { AppQueue, type Pending, type WorkerContext } from './app-queue.js';
 import type { LaneStats } from './metrics.js';
 

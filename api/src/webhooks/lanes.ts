@@ -1,4 +1,5 @@
-import type { BusEvent, LuaScripts, RedisKeys } from '@voicegw/shared';
+import type { LuaScripts, RedisKeys } from '@voicegw/shared';
+import type { BusEvent } from '@voicegw/shared/bus';
 import type { Redis } from 'ioredis';
 
 /** One event waiting in an app's retry lane (stored as JSON, oldest first). */

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
-  createEventBus,
   createLogger,
   createRedis,
   LuaScripts,
   RedisKeys,
   startOperatorServer,
-  type BusEvent,
-  type EventBus,
   type Logger,
   type OperatorServer,
 } from '@voicegw/shared';
+import { createEventBus, type BusEvent, type EventBus } from '@voicegw/shared/bus';
 import type { DispatcherConfig } from './config.js';
 import { AppDirectory } from '../domain/app-directory.js';
 import { AppStore } from '../domain/apps.js';
