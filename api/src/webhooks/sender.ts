@@ -69,7 +69,10 @@ function vettedLookup(resolve: Resolver, allowPrivate: boolean) {
   };
 }
 
+/** The code of the error an attempt ends with at its deadline. */
+const DEADLINE = 'ERR_WEBHOOK_DEADLINE';
 const TIMEOUT_CODES = new Set([
+  DEADLINE,
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
@@ -85,10 +88,11 @@ interface Target {
 }
 
 /**
- * POSTs webhooks with undici: one keep-alive pool per receiver origin. Connecting, the response
- * headers after the request and each part of the body are each bounded by `timeoutMs` with
- * undici's own timers (cheaper than a timer and an AbortSignal per request). Redirects are not
- * followed: only a 2xx counts as delivered.
+ * POSTs webhooks with undici: one keep-alive pool per receiver origin. The whole attempt —
+ * connecting, sending, the answer to its last byte — is bounded by one deadline of `timeoutMs`
+ * (undici's own timers bound each phase, and a receiver trickling its answer passes every one of
+ * them while it holds an in-flight slot). Redirects are not followed: only a 2xx counts as
+ * delivered.
  *
  * Requests go through `Agent.dispatch` with a handler of our own rather than `request()`: a
  * webhook needs the status and one header, and neither a URL parse per request nor a response
@@ -159,22 +163,31 @@ export class WebhookSender {
  * the response body, and resolves once with what the attempt came to. The status line decides:
  * a receiver that answered 2xx has taken the webhook, even if its connection breaks while the
  * body comes (as before it answered, an error is a failure without status). An answer body
- * longer than ANSWER_MAX is cut off with its connection, so a receiver cannot hold a lane by
- * streaming one.
+ * longer than ANSWER_MAX, or one still coming at the deadline, is cut off with its connection,
+ * so a receiver cannot hold a lane by streaming one.
  */
 class Delivery implements Dispatcher.DispatchHandler {
   private status = 0;
   private retryAfter: string | undefined;
   private answered = 0;
   private settled = false;
+  /** undici's handle on the request once it is on a connection (not while connecting). */
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly deadline: NodeJS.Timeout;
 
   constructor(
     private readonly resolve: (result: AttemptResult) => void,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.deadline = setTimeout(() => this.expire(), timeoutMs).unref();
+  }
 
   /** undici tells the handler styles apart by this method: ours is the current one. */
-  onRequestStart(): void {}
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // The deadline passed while connecting: the attempt is over, do not send it now.
+    if (this.settled) controller.abort(deadlineError(this.timeoutMs));
+  }
 
   onResponseStart(
     _controller: Dispatcher.DispatchController,
@@ -202,11 +215,25 @@ class Delivery implements Dispatcher.DispatchHandler {
     );
   }
 
+  /** At the deadline: settles as a broken connection would, and closes it. */
+  private expire(): void {
+    const err = deadlineError(this.timeoutMs);
+    this.onResponseError(this.controller, err);
+    this.controller?.abort(err);
+  }
+
   private settle(result: AttemptResult): void {
     if (this.settled) return;
     this.settled = true;
+    clearTimeout(this.deadline);
     this.resolve(result);
   }
+}
+
+function deadlineError(timeoutMs: number): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`attempt not over within ${timeoutMs} ms`);
+  err.code = DEADLINE;
+  return err;
 }
 
 function outcome(status: number, retryAfterHeader: string | undefined): AttemptResult {
