@@ -1,9 +1,8 @@
-import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { captureLogger, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDispatcher, type Dispatcher } from '../src/webhooks/start.js';
 import { dispatcherEnv } from './dispatcher-helpers.js';
-import { capturedLogger } from './helpers.js';
 
 // A Redis of its own: CLIENT PAUSE would stall every other test file on the shared one.
 let redis: SpawnedRedis;
@@ -22,7 +21,7 @@ afterAll(async () => {
 
 describe('the dispatcher Redis command timeout', () => {
   it('is REDIS_COMMAND_TIMEOUT_MS: a stalled Redis fails its commands after it, not after 5 s', async () => {
-    const { log, lines } = capturedLogger();
+    const { log, lines } = captureLogger();
     dispatcher = await startDispatcher(
       dispatcherEnv('timeout', { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '200' }),
       { logger: log },
@@ -35,6 +34,6 @@ describe('the dispatcher Redis command timeout', () => {
     // Lease extensions (every 500 ms here) are the first commands to stall.
     const timedOut = () => lines.find((l) => l.err?.message === 'Command timed out');
     await expect.poll(timedOut, { timeout: 1900 }).toBeDefined();
-    expect(Date.parse(String(timedOut()!.time)) - paused).toBeLessThan(1200);
+    expect(Date.parse(timedOut()!.time) - paused).toBeLessThan(1200);
   });
 });

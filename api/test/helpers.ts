@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   COMMAND_FIELD,
-  createLogger,
   decodeCommand,
   EVENT_FIELDS,
   NodeRegistry,
@@ -10,7 +9,6 @@ import {
   sessionId,
   type CommandMessage,
   type EventEnvelope,
-  type Logger,
   type NewSession,
 } from '@voicegw/shared';
 import { Redis } from 'ioredis';
@@ -140,22 +138,3 @@ export async function publishedEvents(api: TestApi): Promise<EventEnvelope[]> {
 }
 
 export const json = { 'content-type': 'application/json' } as const;
-
-/** One JSON log line as pino wrote it. */
-export interface LogLine {
-  readonly level: number;
-  readonly msg: string;
-  readonly err?: { readonly message: string; readonly type: string };
-  readonly [field: string]: unknown;
-}
-
-/** A debug-level logger whose lines the test reads back, e.g. to tell an error from contention. */
-export function capturedLogger(): { log: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = createLogger({
-    name: 'test',
-    level: 'debug',
-    destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
-  });
-  return { log, lines };
-}
