@@ -32,7 +32,7 @@ export const DispatcherEnv = Type.Object({
   WEBHOOK_TIMEOUT_MS: ms(
     15_000,
     100,
-    'Deadline of a whole attempt: connecting, sending and the answer (a 2xx status line counts).',
+    'Deadline from sending a webhook to the last byte of its answer (connecting has as long again).',
   ),
   WEBHOOK_RETRY_SCHEDULE: Type.String({
     default: DEFAULT_RETRY_SCHEDULE,

@@ -88,11 +88,12 @@ interface Target {
 }
 
 /**
- * POSTs webhooks with undici: one keep-alive pool per receiver origin. The whole attempt —
- * connecting, sending, the answer to its last byte — is bounded by one deadline of `timeoutMs`
- * (undici's own timers bound each phase, and a receiver trickling its answer passes every one of
- * them while it holds an in-flight slot). Redirects are not followed: only a 2xx counts as
- * delivered.
+ * POSTs webhooks with undici: one keep-alive pool per receiver origin. Connecting is bounded by
+ * `timeoutMs` (undici's timer); from the request going out on its connection to the answer's last
+ * byte, one deadline of `timeoutMs` bounds the rest. undici's per-phase timers alone let a
+ * receiver trickling its answer hold an in-flight slot indefinitely. Time spent waiting for a
+ * free connection of the pool is ours, not the receiver's, and is not on its clock. Redirects are
+ * not followed: only a 2xx counts as delivered.
  *
  * Requests go through `Agent.dispatch` with a handler of our own rather than `request()`: a
  * webhook needs the status and one header, and neither a URL parse per request nor a response
@@ -171,22 +172,19 @@ class Delivery implements Dispatcher.DispatchHandler {
   private retryAfter: string | undefined;
   private answered = 0;
   private settled = false;
-  /** undici's handle on the request once it is on a connection (not while connecting). */
-  private controller: Dispatcher.DispatchController | undefined;
-  private readonly deadline: NodeJS.Timeout;
+  private deadline: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly resolve: (result: AttemptResult) => void,
     private readonly timeoutMs: number,
-  ) {
-    this.deadline = setTimeout(() => this.expire(), timeoutMs).unref();
-  }
+  ) {}
 
-  /** undici tells the handler styles apart by this method: ours is the current one. */
+  /**
+   * undici tells the handler styles apart by this method (ours is the current one). It runs as
+   * the request is written to a connected socket: the deadline starts here.
+   */
   onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
-    // The deadline passed while connecting: the attempt is over, do not send it now.
-    if (this.settled) controller.abort(deadlineError(this.timeoutMs));
+    this.deadline = setTimeout(() => this.expire(controller), this.timeoutMs).unref();
   }
 
   onResponseStart(
@@ -216,10 +214,10 @@ class Delivery implements Dispatcher.DispatchHandler {
   }
 
   /** At the deadline: settles as a broken connection would, and closes it. */
-  private expire(): void {
+  private expire(controller: Dispatcher.DispatchController): void {
     const err = deadlineError(this.timeoutMs);
-    this.onResponseError(this.controller, err);
-    this.controller?.abort(err);
+    this.onResponseError(controller, err);
+    controller.abort(err);
   }
 
   private settle(result: AttemptResult): void {
@@ -231,7 +229,7 @@ class Delivery implements Dispatcher.DispatchHandler {
 }
 
 function deadlineError(timeoutMs: number): NodeJS.ErrnoException {
-  const err: NodeJS.ErrnoException = new Error(`attempt not over within ${timeoutMs} ms`);
+  const err: NodeJS.ErrnoException = new Error(`answer not over within ${timeoutMs} ms`);
   err.code = DEADLINE;
   return err;
 }
