@@ -16,8 +16,9 @@ const LaneHead = Type.Object({
   last_error: Type.String(),
   scheduled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description:
-      'When the schedule had the next attempt; if the attempt made now fails it does not ' +
-      'count, and the event waits for this time again. Null when it was due already',
+      'When the schedule has the next attempt: if the attempt made now fails it does not count, ' +
+      'and the event waits for this time again. Null when that attempt was due already (the ' +
+      'attempt made now is it, and counts)',
   }),
 });
 
@@ -31,14 +32,17 @@ const RetryReply = Type.Object({
   head: Type.Union([LaneHead, Type.Null()], { description: 'Null when nothing waits' }),
 });
 
-const presentHead = (head: LaneEntry) => ({
-  event_id: head.event_id,
-  event: head.event,
-  attempts: head.attempts,
-  last_status: head.last_status ?? null,
-  last_error: head.last_error ?? '',
-  scheduled_at: head.next_at > 0 ? new Date(head.scheduled_at ?? head.next_at).toISOString() : null,
-});
+const presentHead = (head: LaneEntry, now: number) => {
+  const scheduled = head.scheduled_at ?? head.next_at;
+  return {
+    event_id: head.event_id,
+    event: head.event,
+    attempts: head.attempts,
+    last_status: head.last_status ?? null,
+    last_error: head.last_error ?? '',
+    scheduled_at: scheduled > now ? new Date(scheduled).toISOString() : null,
+  };
+};
 
 /** `POST /admin/apps/{app_id}/webhooks/retry`: the app's waiting webhooks, attempted now. */
 const webhookRetryRoutes: FastifyPluginAsync = async (app) => {
@@ -75,7 +79,7 @@ const webhookRetryRoutes: FastifyPluginAsync = async (app) => {
         success: true as const,
         app_id: appId,
         waiting: retry.waiting,
-        head: presentHead(retry.head),
+        head: presentHead(retry.head, Date.now()),
       });
     },
   );
