@@ -55,6 +55,7 @@ describe('admin authentication', () => {
         'DELETE /admin/apps/some_app/dids/0501234567',
         'GET /admin/health',
         'GET /admin/recent-errors',
+        'POST /admin/apps/some_app/webhooks/retry',
       ]),
     );
   });

@@ -55,9 +55,22 @@ describe('retry policy', () => {
     expect(policy(0.5).nextDelay(3)).toBeUndefined();
   });
 
-  it('takes Retry-After instead, clamped, as seconds or an HTTP date', () => {
-    expect(policy(0.5).nextDelay(1, 2_000)).toBe(2_000);
+  it('lets a Retry-After shorter than the step change nothing: the schedule is the minimum', () => {
+    expect(policy(0.5).nextDelay(1, 1_000)).toBe(5_000);
+    expect(policy(0.5).nextDelay(2, 0)).toBe(300_000);
+    // Jitter still applies to the schedule's delay, and a shorter Retry-After does not undercut it.
+    expect(policy(0).nextDelay(1, 3_999)).toBe(4_000);
+    expect(policy(0.5).nextDelay(3, 1_000)).toBeUndefined();
+  });
+
+  it('lets a Retry-After longer than the step lengthen it, clamped to the maximum', () => {
+    expect(policy(0.5).nextDelay(1, 20_000)).toBe(20_000);
     expect(policy(0.5).nextDelay(1, 3_600_000)).toBe(60_000);
+    // The clamp does not cut below the schedule either: 5 min is past the 60 s maximum.
+    expect(policy(0.5).nextDelay(2, 3_600_000)).toBe(300_000);
+  });
+
+  it('reads Retry-After as seconds or an HTTP date', () => {
     expect(parseRetryAfter('120')).toBe(120_000);
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30_000);

@@ -80,7 +80,7 @@ describe('retries', () => {
     });
   });
 
-  it('honours Retry-After on 503 instead of the schedule', async () => {
+  it('lets a Retry-After on 503 longer than the step lengthen the wait', async () => {
     await gateway.createApp({ app_id: 'busy', webhook_url: receiver.url('busy') });
     let calls = 0;
     receiver.respond('busy', () =>
@@ -182,5 +182,39 @@ describe('retries', () => {
     });
     const bad = await admin('GET', '/admin/apps/muted/dead-letters?limit=0');
     expect(bad.statusCode).toBe(400);
+  });
+});
+
+describe('Retry-After never shortens the schedule', () => {
+  let slow: TestGateway;
+
+  beforeAll(async () => {
+    slow = new TestGateway();
+    // Three attempts 1.5 s apart: a receiver's `Retry-After: 1` is shorter than every step.
+    await slow.dispatcher({ WEBHOOK_RETRY_SCHEDULE: '0,1500ms,1500ms' });
+  });
+  afterAll(() => slow.close());
+
+  it('waits the schedule on 503 + Retry-After: 1, dead-letters after its span, and only then goes on', async () => {
+    await slow.createApp({ app_id: 'hasty', webhook_url: receiver.url('hasty') });
+    receiver.respond('hasty', (r) =>
+      r.json.duration_ms === 1 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 },
+    );
+    await slow.publishSeq('hasty', 1);
+    await slow.publishSeq('hasty', 2);
+    await receiver.until(() => receiver.of('hasty').length === 4, 10_000);
+
+    const [first, second, third, next] = receiver.of('hasty');
+    expect([first, second, third].map((r) => r?.json.duration_ms)).toEqual([1, 1, 1]);
+    expect(next?.json.duration_ms).toBe(2);
+    // The schedule's 1.5 s, not the receiver's 1 s, between attempts.
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(1450);
+    expect(third!.at - second!.at).toBeGreaterThanOrEqual(1450);
+    // The later event was held behind the head until the head's whole schedule had run.
+    expect(next!.at).toBeGreaterThanOrEqual(third!.at);
+    const letters = await slow.redis.lrange(slow.keys.webhookDeadLetters('hasty'), 0, -1);
+    expect(letters.map((raw) => JSON.parse(raw) as { attempts: number })).toEqual([
+      expect.objectContaining({ attempts: 3, last_status: 503, reason: 'failed' }),
+    ]);
   });
 });

@@ -152,6 +152,38 @@ describe('WebhookSender', () => {
     });
   });
 
+  it('ends an attempt whose answer body trickles at its one deadline, and closes the connection', async () => {
+    // A byte every 50 ms never trips undici's per-chunk body timeout; the body would end at 3 s.
+    const closed: number[] = [];
+    const trickle =
+      (status: number): Respond =>
+      (_req, _body, res) => {
+        res.writeHead(status, { 'content-length': '1000' });
+        const timer = setInterval(() => res.write('.'), 50);
+        setTimeout(() => res.end(), 3000).unref();
+        res.on('close', () => {
+          clearInterval(timer);
+          closed.push(Date.now());
+        });
+      };
+    sender = newSender({ timeoutMs: 400 });
+    for (const [status, result] of [
+      [503, { kind: 'failed', status: 503, error: 'HTTP 503' }],
+      // A 2xx status line has taken the webhook (see the next test): delivered, not held.
+      [200, { kind: 'delivered', status: 200 }],
+    ] as const) {
+      respond = trickle(status);
+      const started = Date.now();
+      expect(await sender.send(`${origin}/trickle`, headers, json)).toEqual(result);
+      const took = Date.now() - started;
+      expect(took).toBeGreaterThanOrEqual(390);
+      expect(took).toBeLessThan(1500);
+      // The receiver sees its connection closed at the deadline, not after its 3 s body.
+      await expect.poll(() => closed.length).toBe(status === 503 ? 1 : 2);
+      expect(closed.at(-1)! - started).toBeLessThan(1500);
+    }
+  });
+
   it('judges by the status line when the connection drops mid-answer, and fails one dropped before it', async () => {
     sender = newSender();
     const dropAfter =

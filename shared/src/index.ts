@@ -3,6 +3,8 @@ export { createLogger, REDACTED_PATHS } from './logger.js';
 export type { Logger, LoggerSettings } from './logger.js';
 export { spawnRedis, freePort, redisServerAvailable, stopChild } from './dev/redis-server.js';
 export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';
+export { captureLogger } from './dev/log-capture.js';
+export type { LogLine } from './dev/log-capture.js';
 
 export { loadConfig, ConfigError } from './config/load.js';
 export { CommonEnv, BooleanFlag } from './config/common.js';

@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger };
 
@@ -8,6 +8,8 @@ export interface LoggerSettings {
   readonly level: string;
   /** Pretty, human-readable lines (development only); JSON otherwise. */
   readonly pretty?: boolean;
+  /** Where the JSON lines go (tests read them back); stdout by default. */
+  readonly destination?: DestinationStream;
 }
 
 /** Header and field names whose values must never reach a log line. */
@@ -35,5 +37,5 @@ export function createLogger(settings: LoggerSettings): Logger {
       transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname' } },
     });
   }
-  return pino(options);
+  return settings.destination ? pino(options, settings.destination) : pino(options);
 }

@@ -201,6 +201,14 @@ export class AppQueue {
           letter: deadLetter(head, made, 'gone', attempt.status, 'HTTP 410'),
         };
       case 'failed': {
+        // An operator's retry-now that failed before the scheduled attempt: not counted, the
+        // head waits for that attempt again.
+        if (head.scheduled_at !== undefined && head.scheduled_at > Date.now()) {
+          return {
+            action: 'retry',
+            entry: failedHead(head, head.attempts, head.scheduled_at, attempt),
+          };
+        }
         const delay = this.ctx.policy.nextDelay(made, attempt.retryAfterMs);
         if (delay === undefined) {
           return {
@@ -208,14 +216,7 @@ export class AppQueue {
             letter: deadLetter(head, made, 'failed', attempt.status, attempt.error),
           };
         }
-        const entry: LaneEntry = {
-          ...head,
-          attempts: made,
-          next_at: Date.now() + delay,
-          last_status: attempt.status,
-          last_error: attempt.error,
-        };
-        return { action: 'retry', entry };
+        return { action: 'retry', entry: failedHead(head, made, Date.now() + delay, attempt) };
       }
     }
   }
@@ -277,4 +278,21 @@ export class AppQueue {
     this.parks.add(tracked);
     void tracked.finally(() => this.parks.delete(tracked));
   }
+}
+
+/** The lane head after a failed attempt: `attempts` made, the next due at `nextAt`. */
+function failedHead(
+  head: LaneEntry,
+  attempts: number,
+  nextAt: number,
+  attempt: Extract<Attempt, { kind: 'failed' }>,
+): LaneEntry {
+  const { scheduled_at: _retriedNow, ...entry } = head;
+  return {
+    ...entry,
+    attempts,
+    next_at: nextAt,
+    last_status: attempt.status,
+    last_error: attempt.error,
+  };
 }

@@ -33,7 +33,7 @@ export const DispatcherEnv = Type.Object({
   WEBHOOK_TIMEOUT_MS: ms(
     15_000,
     100,
-    'A 2xx must arrive within this time after the request is sent (connecting has as long again).',
+    'Deadline from sending a webhook to the last byte of its answer (connecting has as long again).',
   ),
   WEBHOOK_RETRY_SCHEDULE: Type.String({
     default: DEFAULT_RETRY_SCHEDULE,
@@ -78,6 +78,11 @@ export const DispatcherEnv = Type.Object({
     description: 'Dead letters kept per app (the oldest are dropped).',
   }),
   LANE_POLL_INTERVAL_MS: ms(250, 10, 'How often due retries are looked for.'),
+  REDIS_COMMAND_TIMEOUT_MS: ms(
+    5000,
+    50,
+    'A Redis command slower than this fails (its work is retried) instead of hanging delivery.',
+  ),
 });
 
 export type DispatcherConfig = Static<typeof DispatcherEnv>;

@@ -14,6 +14,11 @@ export interface LaneEntry {
   readonly attempts: number;
   /** Epoch ms the next attempt is due; 0 = as soon as it is the head. */
   readonly next_at: number;
+  /**
+   * Set by an operator's "retry now": when the schedule had the next attempt. An attempt that
+   * fails before then does not count, and the head waits for that time again.
+   */
+  readonly scheduled_at?: number;
   readonly last_status?: number | null;
   readonly last_error?: string;
   /** The webhook body, as published. */

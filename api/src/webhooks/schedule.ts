@@ -2,7 +2,9 @@
  * When to try a webhook again. DESIGN's schedule (Standard Webhooks / Svix): the first attempt
  * at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after each failure, each delay varied
  * by ±20 % so that many failing events do not retry in lockstep. A `Retry-After` on 429 or 503
- * replaces the next delay, clamped; the attempt still counts.
+ * may lengthen the next delay (clamped), never shorten it: every attempt counts, so a receiver
+ * answering `Retry-After: 1` must not spend an event's attempts in seconds and dead-letter it
+ * long before the schedule's span.
  */
 export const DEFAULT_RETRY_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,10h';
 export const SCHEDULE_PATTERN = '^\\d+(ms|s|m|h)?(,\\d+(ms|s|m|h)?)*$';
@@ -35,15 +37,16 @@ export class RetryPolicy {
 
   /**
    * The delay before the next attempt after `made` attempts have failed, or undefined when the
-   * event has had all its attempts.
+   * event has had all its attempts. A receiver's `Retry-After` is clamped to `retryAfterMaxMs`
+   * and used only when it is longer than the schedule's delay.
    */
   nextDelay(made: number, retryAfterMs?: number): number | undefined {
     if (made >= this.o.schedule.length) return undefined;
-    if (retryAfterMs !== undefined)
-      return Math.min(Math.max(0, retryAfterMs), this.o.retryAfterMaxMs);
     const base = this.o.schedule[made] ?? 0;
     const spread = ((this.o.random ?? Math.random)() * 2 - 1) * this.o.jitter;
-    return Math.max(0, Math.round(base * (1 + spread)));
+    const scheduled = Math.max(0, Math.round(base * (1 + spread)));
+    if (retryAfterMs === undefined) return scheduled;
+    return Math.max(scheduled, Math.min(Math.max(0, retryAfterMs), this.o.retryAfterMaxMs));
   }
 }
 

@@ -69,7 +69,10 @@ function vettedLookup(resolve: Resolver, allowPrivate: boolean) {
   };
 }
 
+/** The code of the error an attempt ends with at its deadline. */
+const DEADLINE = 'ERR_WEBHOOK_DEADLINE';
 const TIMEOUT_CODES = new Set([
+  DEADLINE,
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
@@ -85,10 +88,12 @@ interface Target {
 }
 
 /**
- * POSTs webhooks with undici: one keep-alive pool per receiver origin. Connecting, the response
- * headers after the request and each part of the body are each bounded by `timeoutMs` with
- * undici's own timers (cheaper than a timer and an AbortSignal per request). Redirects are not
- * followed: only a 2xx counts as delivered.
+ * POSTs webhooks with undici: one keep-alive pool per receiver origin. Connecting is bounded by
+ * `timeoutMs` (undici's timer); from the request going out on its connection to the answer's last
+ * byte, one deadline of `timeoutMs` bounds the rest. undici's per-phase timers alone let a
+ * receiver trickling its answer hold an in-flight slot indefinitely. Time spent waiting for a
+ * free connection of the pool is ours, not the receiver's, and is not on its clock. Redirects are
+ * not followed: only a 2xx counts as delivered.
  *
  * Requests go through `Agent.dispatch` with a handler of our own rather than `request()`: a
  * webhook needs the status and one header, and neither a URL parse per request nor a response
@@ -159,22 +164,28 @@ export class WebhookSender {
  * the response body, and resolves once with what the attempt came to. The status line decides:
  * a receiver that answered 2xx has taken the webhook, even if its connection breaks while the
  * body comes (as before it answered, an error is a failure without status). An answer body
- * longer than ANSWER_MAX is cut off with its connection, so a receiver cannot hold a lane by
- * streaming one.
+ * longer than ANSWER_MAX, or one still coming at the deadline, is cut off with its connection,
+ * so a receiver cannot hold a lane by streaming one.
  */
 class Delivery implements Dispatcher.DispatchHandler {
   private status = 0;
   private retryAfter: string | undefined;
   private answered = 0;
   private settled = false;
+  private deadline: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly resolve: (result: AttemptResult) => void,
     private readonly timeoutMs: number,
   ) {}
 
-  /** undici tells the handler styles apart by this method: ours is the current one. */
-  onRequestStart(): void {}
+  /**
+   * undici tells the handler styles apart by this method (ours is the current one). It runs as
+   * the request is written to a connected socket: the deadline starts here.
+   */
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.deadline = setTimeout(() => this.expire(controller), this.timeoutMs).unref();
+  }
 
   onResponseStart(
     _controller: Dispatcher.DispatchController,
@@ -202,11 +213,25 @@ class Delivery implements Dispatcher.DispatchHandler {
     );
   }
 
+  /** At the deadline: settles as a broken connection would, and closes it. */
+  private expire(controller: Dispatcher.DispatchController): void {
+    const err = deadlineError(this.timeoutMs);
+    this.onResponseError(controller, err);
+    controller.abort(err);
+  }
+
   private settle(result: AttemptResult): void {
     if (this.settled) return;
     this.settled = true;
+    clearTimeout(this.deadline);
     this.resolve(result);
   }
+}
+
+function deadlineError(timeoutMs: number): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`answer not over within ${timeoutMs} ms`);
+  err.code = DEADLINE;
+  return err;
 }
 
 function outcome(status: number, retryAfterHeader: string | undefined): AttemptResult {

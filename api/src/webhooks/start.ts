@@ -51,7 +51,10 @@ export async function startDispatcher(
     createLogger({ name: 'dispatcher', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
   const id = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   const log = base.child({ dispatcher: id });
-  const redis = createRedis(config.REDIS_URL, { name: 'dispatcher', commandTimeoutMs: 5000 });
+  const redis = createRedis(config.REDIS_URL, {
+    name: 'dispatcher',
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+  });
   redis.on('error', (err) => log.warn({ err }, 'redis connection error'));
   const keys = new RedisKeys(config.REDIS_PREFIX);
   const scripts = new LuaScripts(redis);

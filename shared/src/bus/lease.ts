@@ -11,6 +11,9 @@ export interface Lease {
   release(): Promise<void>;
 }
 
+/** A Redis error of lease operations is logged at most this often (with how many there were). */
+const ERROR_LOG_EVERY_MS = 5000;
+
 /**
  * Takes leases on Redis resources with redlock and keeps them alive: each is extended every
  * third of its TTL; when extension keeps failing until it expires, `onLost` runs. A holder that
@@ -18,6 +21,9 @@ export interface Lease {
  */
 export class LeaseKeeper {
   private readonly redlock: Redlock;
+  /** Redis errors since the last one logged, and when that was. */
+  private unreported = 0;
+  private reportedAt = -Infinity;
 
   constructor(
     redis: Redis,
@@ -29,13 +35,17 @@ export class LeaseKeeper {
       driftFactor: 0.01,
       automaticExtensionThreshold: 0,
     });
-    // redlock reports every refused vote as an 'error' event; a held resource is not one.
+    // redlock reports every refused vote of an acquire, extend or release as an 'error' event:
+    // a resource held elsewhere is contention, the normal case; anything else is Redis failing.
     this.redlock.on('error', (err: unknown) => {
-      if (!(err instanceof ResourceLockedError)) this.log.debug({ err }, 'lease operation failed');
+      if (!(err instanceof ResourceLockedError)) this.redisFailed(err);
     });
   }
 
-  /** The lease, or undefined when another process holds the resource (or Redis is away). */
+  /**
+   * The lease, or undefined when another process holds the resource, or Redis is away (logged
+   * by the 'error' handler above, apart from contention, which is not).
+   */
   async tryAcquire(resource: string, onLost: () => void): Promise<Lease | undefined> {
     try {
       const lock = await this.redlock.acquire([resource], this.ttlMs);
@@ -43,6 +53,19 @@ export class LeaseKeeper {
     } catch {
       return undefined;
     }
+  }
+
+  /** Logs a Redis error, throttled: while Redis is away every lease fails several times a second. */
+  private redisFailed(err: unknown): void {
+    this.unreported++;
+    const now = Date.now();
+    if (now - this.reportedAt < ERROR_LOG_EVERY_MS) return;
+    this.log.warn(
+      { err, errors: this.unreported },
+      'lease operation failed: Redis error, not contention',
+    );
+    this.unreported = 0;
+    this.reportedAt = now;
   }
 }
 

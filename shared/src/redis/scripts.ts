@@ -16,6 +16,7 @@ export type ScriptName =
   | 'settleLane'
   | 'deadLetterLane'
   | 'replayDeadLetters'
+  | 'retryLaneNow'
   | 'webhookFailed'
   | 'rateLimit'
   | 'placeDial'

@@ -3,6 +3,7 @@ import appRoutes from './apps.js';
 import deadLetterRoutes from './dead-letters.js';
 import numberListRoutes from './number-lists.js';
 import operationRoutes from './operations.js';
+import webhookRetryRoutes from './webhook-retry.js';
 
 /** Admin endpoints: every one requires X-Admin-API-Key. */
 const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -11,6 +12,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(numberListRoutes);
   await app.register(operationRoutes);
   await app.register(deadLetterRoutes);
+  await app.register(webhookRetryRoutes);
 };
 
 export default adminRoutes;
