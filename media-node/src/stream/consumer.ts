@@ -1,6 +1,13 @@
-import { COMMAND_FIELD, decodeCommand, type CommandMessage, type Logger } from '@voicegw/shared';
+import {
+  COMMAND_FIELD,
+  decodeCommand,
+  type CommandMessage,
+  type Logger,
+  type SessionCommandMessage,
+} from '@voicegw/shared';
 import type { Redis } from 'ioredis';
-import { compareStreamIds } from './ids.js';
+import { isExpired } from './command-failure.js';
+import { compareStreamIds, toRecord } from './ids.js';
 
 export interface ConsumerOptions {
   /** Command connection (XACK, XAUTOCLAIM, XTRIM...). */
@@ -15,17 +22,25 @@ export interface ConsumerOptions {
   readonly concurrency: number;
   readonly claimIdleMs: number;
   readonly claimIntervalMs: number;
+  /** A session command read this long after its `issued_at` is expired, not executed. */
+  readonly deadlineMs: number;
   readonly log: Logger;
   readonly execute: (message: CommandMessage) => Promise<void>;
+  /** Answers a command past its deadline (command.result, success false). */
+  readonly expire: (message: SessionCommandMessage) => Promise<void>;
 }
 
 type Entry = [id: string, fields: string[]];
+
+/** The consumer group of every media node's command stream. */
+export const COMMAND_GROUP = 'media-node';
 
 /**
  * The node's command stream consumer: XREADGROUP on its own blocking connection, each entry
  * executed (concurrently, up to a limit) and XACKed after execution. Entries another consumer
  * left pending longer than `claimIdleMs` (it died) are claimed with XAUTOCLAIM at start and
- * periodically; the stream is trimmed below what every group has acknowledged.
+ * periodically, within the same concurrency limit; the stream is trimmed below what every group
+ * has acknowledged. A session command found after its deadline is answered as expired instead.
  */
 export class CommandConsumer {
   private stopped = false;
@@ -33,6 +48,9 @@ export class CommandConsumer {
   private loop: Promise<void> | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
+  /** A claim round stopped at the concurrency limit: claim again when a command finishes. */
+  private claimLeft = false;
+  private claiming: Promise<void> | undefined;
 
   constructor(private readonly o: ConsumerOptions) {}
 
@@ -109,14 +127,17 @@ export class CommandConsumer {
       void this.ack(id);
       return;
     }
-    const done = this.o
-      .execute(message)
+    const run = isExpired(message, this.o.deadlineMs)
+      ? this.o.expire(message)
+      : this.o.execute(message);
+    const done = run
       .catch((err: unknown) => this.o.log.error({ err, id, kind: message.kind }, 'command failed'))
       .then(() => this.ack(id))
       .finally(() => {
         this.inflight.delete(id);
         this.wake?.();
         this.wake = undefined;
+        if (this.claimLeft) void this.claimRound();
       });
     this.inflight.set(id, done);
   }
@@ -129,18 +150,30 @@ export class CommandConsumer {
 
   /** Claims what dead consumers left pending, forgets idle empty consumers, trims the stream. */
   private async maintain(): Promise<void> {
+    await this.claimRound();
     if (this.stopped) return;
-    try {
-      await this.claim();
-      await this.trim();
-    } catch (err) {
-      this.o.log.warn({ err }, 'command stream maintenance failed');
-    }
+    await this.trim().catch((err: unknown) => this.o.log.warn({ err }, 'trimming commands failed'));
   }
 
+  /** One claim round at a time (the timer's and those a finished command asks for). */
+  private claimRound(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.claiming ??= this.claim()
+      .catch((err: unknown) => this.o.log.warn({ err }, 'claiming commands failed'))
+      .finally(() => (this.claiming = undefined));
+    return this.claiming;
+  }
+
+  /** Claims no more than there is room for: the rest stays pending for the next round. */
   private async claim(): Promise<void> {
     let cursor = '0-0';
+    this.claimLeft = false;
     do {
+      const room = this.o.concurrency - this.inflight.size;
+      if (room <= 0) {
+        this.claimLeft = true;
+        return;
+      }
       const [next, entries] = (await this.o.redis.xautoclaim(
         this.o.stream,
         this.o.group,
@@ -148,7 +181,7 @@ export class CommandConsumer {
         this.o.claimIdleMs,
         cursor,
         'COUNT',
-        100,
+        Math.min(100, room),
       )) as [string, Entry[], string[]?];
       for (const entry of entries) {
         if (!entry?.[1] || this.inflight.has(entry[0])) continue;
@@ -194,12 +227,6 @@ export class CommandConsumer {
         await redis.xgroup('DELCONSUMER', stream, group, name);
     }
   }
-}
-
-function toRecord(flat: unknown[]): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) record[String(flat[i])] = flat[i + 1];
-  return record;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
