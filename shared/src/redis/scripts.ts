@@ -26,6 +26,7 @@ export type ScriptName =
   | 'claimDids'
   | 'releaseDid'
   | 'endSession'
+  | 'failDeadCommands'
   | 'updateSession'
   | 'conferenceMember'
   | 'roomPlaybackDone'
