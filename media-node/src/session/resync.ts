@@ -2,6 +2,7 @@ import { parseSession, parseSessionId, sessionId } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import { Membership } from '../conference/membership.js';
 import { Channel, ChannelState } from './channel.js';
+import { failDeadNodeCommands } from '../cluster/dead-commands.js';
 import { endOrphan } from '../cluster/orphan.js';
 import { acceptInbound } from './inbound.js';
 import { watchSession } from './lifecycle.js';
@@ -49,6 +50,7 @@ export async function resync(node: NodeContext, connectedAt: number): Promise<vo
   }
 
   let adopted = 0;
+  let answeredPrevious = false;
   const owned = await node.redis.smembers(node.keys.nodeSessions(node.prefix));
   for (const id of owned) {
     const uuid = parseSessionId(id)?.channelUuid;
@@ -56,9 +58,14 @@ export async function resync(node: NodeContext, connectedAt: number): Promise<vo
     if (await exists(uuid)) {
       if (await adopt(node, id, uuid, rows.get(uuid))) adopted++;
     } else {
+      // A session of this node's previous run: nothing here holds it, Redis knows it. What that
+      // run left unanswered is answered first, if its heartbeat is gone (else our consumer will).
+      if (!answeredPrevious) {
+        answeredPrevious = true;
+        await failDeadNodeCommands(node, node.prefix);
+      }
       vanished.add(id);
       await markVanished(node, id);
-      // A session of this node's previous run: nothing here holds it, Redis knows it.
       await endOrphan(node, id);
     }
   }
