@@ -45,6 +45,7 @@ describe('failDeadCommands-3.lua', () => {
     const events = await redis.xrange(keys.events(), '-', '+');
     expect(events.slice(before).map(([, fields]) => JSON.parse(fields[3] ?? '').id)).toEqual(ids);
     expect(Number((await redis.xpending(keys.commandStream(prefix), COMMAND_GROUP))[0])).toBe(0);
+    expect(await redis.xlen(keys.commandStream(prefix))).toBe(0);
     // The node restarted later reads nothing: every entry was delivered and acknowledged.
     const next = await redis.xreadgroup(
       'GROUP',

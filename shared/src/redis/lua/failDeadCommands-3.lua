@@ -12,6 +12,8 @@
   field of the body, command.result JSON (the four event fields '' = acknowledge only: a command
   with no result event).
 
+  Once nothing is left pending, the stream is emptied (XTRIM MAXLEN 0; the group stays).
+
   Returns the number of entries answered (acknowledged here), or -1 when the node is alive.
 ]]
 
@@ -36,4 +38,7 @@ for i = 3, #ARGV, 5 do
     answered = answered + 1
   end
 end
+-- Everything answered: the entries are kept by nobody, so later rounds read an empty stream.
+-- (The group keeps its last-delivered id: a restarted node reads only what comes after.)
+if redis.call('XPENDING', KEYS[1], group)[1] == 0 then redis.call('XTRIM', KEYS[1], 'MAXLEN', 0) end
 return answered
