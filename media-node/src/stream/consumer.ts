@@ -48,6 +48,11 @@ export class CommandConsumer {
   private loop: Promise<void> | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
+  /**
+   * Entries read or claimed while every slot was taken (a read and a claim can both fill the
+   * same free slots): they start, in order, as commands finish, so at most `concurrency` run.
+   */
+  private readonly queued = new Map<string, Entry>();
   /** A claim round stopped at the concurrency limit: claim again when a command finishes. */
   private claimLeft = false;
   private claiming: Promise<void> | undefined;
@@ -87,7 +92,7 @@ export class CommandConsumer {
   private async run(): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
-      if (this.inflight.size >= this.o.concurrency) {
+      if (this.free() <= 0) {
         await new Promise<void>((resolve) => (this.wake = resolve));
         continue;
       }
@@ -97,7 +102,7 @@ export class CommandConsumer {
           this.o.group,
           this.o.consumer,
           'COUNT',
-          Math.min(this.o.batch, this.o.concurrency - this.inflight.size),
+          Math.min(this.o.batch, this.free()),
           'BLOCK',
           this.o.blockMs,
           'STREAMS',
@@ -116,8 +121,27 @@ export class CommandConsumer {
     }
   }
 
-  private dispatch([id, fields]: Entry): void {
-    if (this.inflight.has(id)) return;
+  /** Slots neither running nor promised to a queued entry. */
+  private free(): number {
+    return this.o.concurrency - this.inflight.size - this.queued.size;
+  }
+
+  private dispatch(entry: Entry): void {
+    const [id] = entry;
+    if (this.inflight.has(id) || this.queued.has(id)) return;
+    if (this.inflight.size >= this.o.concurrency) this.queued.set(id, entry);
+    else this.launch(entry);
+  }
+
+  /** Starts the oldest queued entry, if any. */
+  private startNext(): void {
+    const next = this.queued.values().next();
+    if (next.done) return;
+    this.queued.delete(next.value[0]);
+    this.launch(next.value);
+  }
+
+  private launch([id, fields]: Entry): void {
     const raw = fields[fields.indexOf(COMMAND_FIELD) + 1];
     let message: CommandMessage;
     try {
@@ -125,6 +149,7 @@ export class CommandConsumer {
     } catch (err) {
       this.o.log.error({ err, id }, 'undecodable command dropped');
       void this.ack(id);
+      this.startNext();
       return;
     }
     const run = isExpired(message, this.o.deadlineMs)
@@ -135,6 +160,7 @@ export class CommandConsumer {
       .then(() => this.ack(id))
       .finally(() => {
         this.inflight.delete(id);
+        this.startNext();
         this.wake?.();
         this.wake = undefined;
         if (this.claimLeft) void this.claimRound();
@@ -169,7 +195,7 @@ export class CommandConsumer {
     let cursor = '0-0';
     this.claimLeft = false;
     do {
-      const room = this.o.concurrency - this.inflight.size;
+      const room = this.free();
       if (room <= 0) {
         this.claimLeft = true;
         return;

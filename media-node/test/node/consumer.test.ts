@@ -91,9 +91,11 @@ async function consume(
 }
 
 describe('the command consumer', () => {
-  it('claims what a dead consumer left pending no faster than its concurrency allows', async () => {
-    const uids = Array.from({ length: 12 }, (_, i) => `c${i}`);
-    const stream = await leftByDeadConsumer(uids.map((uid) => command(uid)));
+  it('claims what a dead consumer left pending, and reads the rest, within its concurrency', async () => {
+    const uids = Array.from({ length: 24 }, (_, i) => `c${i}`);
+    const stream = await leftByDeadConsumer(uids.slice(0, 12).map((uid) => command(uid)));
+    for (const uid of uids.slice(12))
+      await redis.xadd(stream, '*', COMMAND_FIELD, encodeCommand(command(uid)));
     const seen = await consume(stream, 3);
     await expect.poll(() => seen.executed.length).toBe(uids.length);
     expect([...seen.executed].sort()).toEqual([...uids].sort());
