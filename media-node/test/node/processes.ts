@@ -53,9 +53,13 @@ export class LoggedProcess {
     await this.exited;
   }
 
+  /** SIGINT (stop at once), and kill -9 if that has not ended it within 5 s: nothing is left. */
   async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGINT');
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGINT');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
     await this.exited;
+    clearTimeout(timer);
   }
 
   private push(text: string): void {
