@@ -59,6 +59,12 @@ export const MediaNodeEnv = Type.Object({
     'A command pending this long on another consumer (a dead one) is claimed and executed.',
   ),
   COMMAND_CLAIM_INTERVAL_MS: ms(15_000, 100, 'How often pending commands are claimed and trimmed.'),
+  COMMAND_DEADLINE_MS: ms(
+    5000,
+    100,
+    'A session command read this long after the api accepted it (issued_at) is answered ' +
+      'success false, expired, instead of being executed late.',
+  ),
   DIAL_STRING_TEMPLATE: Type.String({
     default: 'sofia/gateway/pstn/{to}',
     pattern: '\\{to\\}',

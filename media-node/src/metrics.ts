@@ -14,7 +14,7 @@ export class NodeMetrics {
 
   readonly commands = new Counter({
     name: 'voicegw_media_commands_total',
-    help: 'Commands executed, by command and outcome (ok, failed, unknown_session).',
+    help: 'Commands executed, by command and outcome (ok, failed, unknown_session, expired).',
     labelNames: ['command', 'outcome'] as const,
     registers: [this.registry],
   });

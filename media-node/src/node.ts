@@ -28,7 +28,8 @@ import { Recorder } from './recording/recorder.js';
 import { acceptInbound, inboundFromPark } from './session/inbound.js';
 import { SessionRegistry } from './session/registry.js';
 import { resync } from './session/resync.js';
-import { CommandConsumer } from './stream/consumer.js';
+import { answerExpired } from './stream/command-failure.js';
+import { COMMAND_GROUP, CommandConsumer } from './stream/consumer.js';
 
 export interface MediaNodeOptions {
   /** The process logger; without one the node logs at LOG_LEVEL to stdout. */
@@ -60,8 +61,6 @@ export interface MediaNode {
   /** Resolves when the resync after the latest (re)connect is done. */
   synced(): Promise<void>;
 }
-
-const COMMAND_GROUP = 'media-node';
 
 class Runtime implements NodeContext {
   draining = false;
@@ -149,8 +148,10 @@ export async function startMediaNode(
     concurrency: config.COMMAND_CONCURRENCY,
     claimIdleMs: config.COMMAND_CLAIM_IDLE_MS,
     claimIntervalMs: config.COMMAND_CLAIM_INTERVAL_MS,
+    deadlineMs: config.COMMAND_DEADLINE_MS,
     log,
     execute: (message) => executeCommand(node, message),
+    expire: (message) => answerExpired(node, message),
   });
 
   node.router.unknownChannel = (event) => {

@@ -1,13 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { parseSession } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
-import { recordHangup } from '../session/teardown.js';
+import { failDeadNodeCommands } from './dead-commands.js';
+import { endOrphan } from './orphan.js';
 
 /**
  * The orphan sweeper: one media node at a time cluster-wide (a Redis lock, SET NX PX) finds
- * sessions whose node's heartbeat is gone, or whose channel a resync found gone, and once
- * ORPHAN_TIMEOUT_MS have passed gives each exactly one synthetic call.hangup (failed, duration
- * 0). Exactly once does not rest on the lock: endSession-3.lua marks and publishes atomically.
+ * nodes whose heartbeat is gone. At once it answers the commands such a node accepted and never
+ * answered (dead-commands.ts: command.result, success false); once ORPHAN_TIMEOUT_MS have passed
+ * it gives each of the node's sessions, and each session whose channel a resync found gone that
+ * its node could not end itself, exactly one synthetic call.hangup (failed, duration 0): always
+ * after the session's commands were answered. Exactly once does not rest on the lock:
+ * failDeadCommands-3.lua and endSession-3.lua each mark and publish atomically.
  */
 export class OrphanSweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -48,12 +51,22 @@ export class OrphanSweeper {
   }
 
   private async sweepDeadNodes(due: number): Promise<void> {
-    const { redis, keys } = this.node;
-    const prefixes = await redis.zrangebyscore(keys.nodesSeen(), '-inf', due);
-    for (const prefix of prefixes) {
+    const { redis, keys, log } = this.node;
+    const seen = await redis.zrange(keys.nodesSeen(), 0, -1, 'WITHSCORES');
+    for (let i = 0; i + 1 < seen.length; i += 2) {
+      const prefix = seen[i] ?? '';
       if ((await redis.exists(keys.nodeHeartbeat(prefix))) === 1) continue;
+      try {
+        const answered = await failDeadNodeCommands(this.node, prefix);
+        if (answered > 0) log.warn({ prefix, answered }, 'dead node: its pending commands failed');
+      } catch (err) {
+        // No call.hangup may overtake a command.result of its session: try again next round.
+        log.warn({ err, prefix }, 'answering the commands of a dead node failed');
+        continue;
+      }
+      if (Number(seen[i + 1]) > due) continue;
       const ids = await redis.smembers(keys.nodeSessions(prefix));
-      for (const id of ids) await this.orphan(id);
+      for (const id of ids) await endOrphan(this.node, id);
       // A node with nothing left to sweep is forgotten until it beats again.
       if ((await redis.scard(keys.nodeSessions(prefix))) === 0)
         await redis.zrem(keys.nodesSeen(), prefix);
@@ -64,24 +77,8 @@ export class OrphanSweeper {
     const { redis, keys } = this.node;
     const ids = await redis.zrangebyscore(keys.vanishedSessions(), '-inf', due);
     for (const id of ids) {
-      await this.orphan(id);
+      await endOrphan(this.node, id);
       await redis.zrem(keys.vanishedSessions(), id);
     }
-  }
-
-  private async orphan(id: string): Promise<void> {
-    const { node } = this;
-    const raw = await node.redis.hgetall(node.keys.session(id));
-    const session = raw.app_id ? parseSession(raw) : undefined;
-    if (session?.conf_room) await node.redis.zrem(node.keys.roomMembers(session.conf_room), id);
-    const published = await recordHangup(node, {
-      sessionId: id,
-      appId: session?.app_id ?? '',
-      metadata: session?.metadata,
-      cause: 'failed',
-      durationSeconds: 0,
-      reason: 'orphaned',
-    });
-    if (published) node.log.info({ session_uuid: id }, 'orphaned session: synthetic call.hangup');
   }
 }

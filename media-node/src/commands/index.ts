@@ -1,11 +1,11 @@
 import {
-  resultCommandName,
   type CommandMessage,
   type SessionCommandMessage,
   type SessionCommandName,
 } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import { executeMemberCommand } from '../conference/member-message.js';
+import { failedResult } from '../stream/command-failure.js';
 import { answer } from './answer.js';
 import { conferenceJoin } from './conference-join.js';
 import { conferenceLeave } from './conference-leave.js';
@@ -69,15 +69,7 @@ async function sessionCommand(node: NodeContext, message: SessionCommandMessage)
   if (!session) {
     // The session ended (or its channel vanished) after the api accepted the command.
     node.metrics.commands.inc({ command: message.command, outcome: 'unknown_session' });
-    await node.events.publish(message.app_id, {
-      event: 'command.result',
-      session_uuid: message.session_id,
-      operation_id: message.operation_id,
-      command: resultCommandName(message.command),
-      command_uid: message.command_uid,
-      success: false,
-      error: 'Session not found',
-    });
+    await node.events.publish(message.app_id, failedResult(message, 'Session not found'));
     return;
   }
   const handler: SessionCommand | undefined = SESSION_COMMANDS[message.command];

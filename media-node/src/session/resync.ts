@@ -2,9 +2,12 @@ import { parseSession, parseSessionId, sessionId } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import { Membership } from '../conference/membership.js';
 import { Channel, ChannelState } from './channel.js';
+import { failDeadNodeCommands } from '../cluster/dead-commands.js';
+import { endOrphan } from '../cluster/orphan.js';
 import { acceptInbound } from './inbound.js';
 import { watchSession } from './lifecycle.js';
 import { Session } from './session.js';
+import { endSession } from './teardown.js';
 
 /** The columns of a `show channels as json` row that resync reads. */
 interface ChannelRow {
@@ -19,7 +22,8 @@ interface ChannelRow {
 /**
  * After every (re)connect: what FreeSWITCH has and what we believe must agree. Channels of our
  * sessions that still exist are kept (or adopted, after a restart of this node); sessions whose
- * channel is gone are handed to the orphan sweeper; parked inbound channels nobody owns (their
+ * channel is gone (FreeSWITCH restarted, or the call ended while we were away) get their
+ * call.hangup from us at once, each counted once; parked inbound channels nobody owns (their
  * CHANNEL_PARK fell into the outage) are taken as new calls. `show channels` lags 1–2 s behind
  * FreeSWITCH, so a session missing from it is confirmed with `uuid_exists` before it is dropped.
  */
@@ -29,7 +33,8 @@ export async function resync(node: NodeContext, connectedAt: number): Promise<vo
     rows.has(uuid) || (await node.esl.api(`uuid_exists ${uuid}`)).trim() === 'true';
 
   let kept = 0;
-  let vanished = 0;
+  // Ids, not a count: a session ended here is still in Redis's set below until its hangup is in.
+  const vanished = new Set<string>();
   for (const session of node.sessions.all()) {
     // Sessions begun on this connection are current (a dial's channel may not exist yet); one
     // that ended while we were asking has nothing left to resync.
@@ -39,23 +44,29 @@ export async function resync(node: NodeContext, connectedAt: number): Promise<vo
       continue;
     }
     if (session.ended) continue;
-    vanished++;
+    vanished.add(session.id);
     await markVanished(node, session.id);
-    session.ended = true;
-    node.sessions.remove(session);
-    session.channel.finish();
+    await endVanished(session);
   }
 
   let adopted = 0;
+  let answeredPrevious = false;
   const owned = await node.redis.smembers(node.keys.nodeSessions(node.prefix));
   for (const id of owned) {
     const uuid = parseSessionId(id)?.channelUuid;
-    if (!uuid || node.sessions.get(id)) continue;
+    if (!uuid || node.sessions.get(id) || vanished.has(id)) continue;
     if (await exists(uuid)) {
       if (await adopt(node, id, uuid, rows.get(uuid))) adopted++;
     } else {
-      vanished++;
+      // A session of this node's previous run: nothing here holds it, Redis knows it. What that
+      // run left unanswered is answered first, if its heartbeat is gone (else our consumer will).
+      if (!answeredPrevious) {
+        answeredPrevious = true;
+        await failDeadNodeCommands(node, node.prefix);
+      }
+      vanished.add(id);
       await markVanished(node, id);
+      await endOrphan(node, id);
     }
   }
 
@@ -74,7 +85,10 @@ export async function resync(node: NodeContext, connectedAt: number): Promise<vo
     });
     taken++;
   }
-  node.log.info({ kept, adopted, vanished, taken }, 'resynchronised with FreeSWITCH');
+  node.log.info(
+    { kept, adopted, vanished: vanished.size, taken },
+    'resynchronised with FreeSWITCH',
+  );
 }
 
 async function liveChannels(node: NodeContext): Promise<Map<string, ChannelRow>> {
@@ -83,10 +97,24 @@ async function liveChannels(node: NodeContext): Promise<Map<string, ChannelRow>>
   return new Map((parsed.rows ?? []).map((row) => [row.uuid, row]));
 }
 
-/** The sweeper gives it its synthetic call.hangup after ORPHAN_TIMEOUT_MS. */
+/**
+ * The safety net: should our own call.hangup not get through (Redis trouble), the sweeper gives
+ * it after ORPHAN_TIMEOUT_MS; if ours did, the sweeper finds the session ended and adds nothing.
+ */
 async function markVanished(node: NodeContext, id: string): Promise<void> {
   await node.redis.zadd(node.keys.vanishedSessions(), 'NX', Date.now(), id);
   node.log.warn({ session_uuid: id }, 'channel gone while we were away');
+}
+
+/**
+ * Ends a live session whose channel is gone: commands read from now on find no session, and
+ * those waiting on the channel settle (success false) before the call.hangup, which is queued
+ * behind them on the session. Synthetic, as the sweeper's: failed, duration 0.
+ */
+async function endVanished(session: Session): Promise<void> {
+  session.node.sessions.remove(session);
+  session.channel.finish();
+  await session.serial(() => endSession(session, 'failed', 0, 'orphaned'));
 }
 
 /** Takes over a live call this node owned before it restarted. */

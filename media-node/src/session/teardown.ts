@@ -53,12 +53,14 @@ const RETRY_MS = [100, 500, 1000, 2000, 5000];
 /**
  * Ends a session this node owns: call.hangup (once), then the session leaves the registry and
  * its channel object is finished. Redis trouble is retried, since a lost call.hangup would
- * leave the app waiting for a call that is over.
+ * leave the app waiting for a call that is over. `orphaned`: the channel vanished (FreeSWITCH
+ * restarted), the hangup is synthetic.
  */
 export async function endSession(
   session: Session,
   cause: HangupCause,
   durationSeconds: number,
+  reason: HangupRecord['reason'] = 'hangup',
 ): Promise<void> {
   if (session.ended) return;
   session.ended = true;
@@ -77,7 +79,7 @@ export async function endSession(
     metadata: session.metadata,
     cause,
     durationSeconds,
-    reason: 'hangup',
+    reason,
   };
   for (let attempt = 0; ; attempt++) {
     try {

@@ -1,6 +1,13 @@
-import { COMMAND_FIELD, decodeCommand, type CommandMessage, type Logger } from '@voicegw/shared';
+import {
+  COMMAND_FIELD,
+  decodeCommand,
+  type CommandMessage,
+  type Logger,
+  type SessionCommandMessage,
+} from '@voicegw/shared';
 import type { Redis } from 'ioredis';
-import { compareStreamIds } from './ids.js';
+import { isExpired } from './command-failure.js';
+import { compareStreamIds, toRecord } from './ids.js';
 
 export interface ConsumerOptions {
   /** Command connection (XACK, XAUTOCLAIM, XTRIM...). */
@@ -15,17 +22,25 @@ export interface ConsumerOptions {
   readonly concurrency: number;
   readonly claimIdleMs: number;
   readonly claimIntervalMs: number;
+  /** A session command read this long after its `issued_at` is expired, not executed. */
+  readonly deadlineMs: number;
   readonly log: Logger;
   readonly execute: (message: CommandMessage) => Promise<void>;
+  /** Answers a command past its deadline (command.result, success false). */
+  readonly expire: (message: SessionCommandMessage) => Promise<void>;
 }
 
 type Entry = [id: string, fields: string[]];
+
+/** The consumer group of every media node's command stream. */
+export const COMMAND_GROUP = 'media-node';
 
 /**
  * The node's command stream consumer: XREADGROUP on its own blocking connection, each entry
  * executed (concurrently, up to a limit) and XACKed after execution. Entries another consumer
  * left pending longer than `claimIdleMs` (it died) are claimed with XAUTOCLAIM at start and
- * periodically; the stream is trimmed below what every group has acknowledged.
+ * periodically, within the same concurrency limit; the stream is trimmed below what every group
+ * has acknowledged. A session command found after its deadline is answered as expired instead.
  */
 export class CommandConsumer {
   private stopped = false;
@@ -33,6 +48,14 @@ export class CommandConsumer {
   private loop: Promise<void> | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
+  /**
+   * Entries read or claimed while every slot was taken (a read and a claim can both fill the
+   * same free slots): they start, in order, as commands finish, so at most `concurrency` run.
+   */
+  private readonly queued = new Map<string, Entry>();
+  /** A claim round stopped at the concurrency limit: claim again when a command finishes. */
+  private claimLeft = false;
+  private claiming: Promise<void> | undefined;
 
   constructor(private readonly o: ConsumerOptions) {}
 
@@ -69,7 +92,7 @@ export class CommandConsumer {
   private async run(): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
-      if (this.inflight.size >= this.o.concurrency) {
+      if (this.free() <= 0) {
         await new Promise<void>((resolve) => (this.wake = resolve));
         continue;
       }
@@ -79,7 +102,7 @@ export class CommandConsumer {
           this.o.group,
           this.o.consumer,
           'COUNT',
-          Math.min(this.o.batch, this.o.concurrency - this.inflight.size),
+          Math.min(this.o.batch, this.free()),
           'BLOCK',
           this.o.blockMs,
           'STREAMS',
@@ -98,8 +121,27 @@ export class CommandConsumer {
     }
   }
 
-  private dispatch([id, fields]: Entry): void {
-    if (this.inflight.has(id)) return;
+  /** Slots neither running nor promised to a queued entry. */
+  private free(): number {
+    return this.o.concurrency - this.inflight.size - this.queued.size;
+  }
+
+  private dispatch(entry: Entry): void {
+    const [id] = entry;
+    if (this.inflight.has(id) || this.queued.has(id)) return;
+    if (this.inflight.size >= this.o.concurrency) this.queued.set(id, entry);
+    else this.launch(entry);
+  }
+
+  /** Starts the oldest queued entry, if any. */
+  private startNext(): void {
+    const next = this.queued.values().next();
+    if (next.done) return;
+    this.queued.delete(next.value[0]);
+    this.launch(next.value);
+  }
+
+  private launch([id, fields]: Entry): void {
     const raw = fields[fields.indexOf(COMMAND_FIELD) + 1];
     let message: CommandMessage;
     try {
@@ -107,16 +149,21 @@ export class CommandConsumer {
     } catch (err) {
       this.o.log.error({ err, id }, 'undecodable command dropped');
       void this.ack(id);
+      this.startNext();
       return;
     }
-    const done = this.o
-      .execute(message)
+    const run = isExpired(message, this.o.deadlineMs)
+      ? this.o.expire(message)
+      : this.o.execute(message);
+    const done = run
       .catch((err: unknown) => this.o.log.error({ err, id, kind: message.kind }, 'command failed'))
       .then(() => this.ack(id))
       .finally(() => {
         this.inflight.delete(id);
+        this.startNext();
         this.wake?.();
         this.wake = undefined;
+        if (this.claimLeft) void this.claimRound();
       });
     this.inflight.set(id, done);
   }
@@ -129,18 +176,30 @@ export class CommandConsumer {
 
   /** Claims what dead consumers left pending, forgets idle empty consumers, trims the stream. */
   private async maintain(): Promise<void> {
+    await this.claimRound();
     if (this.stopped) return;
-    try {
-      await this.claim();
-      await this.trim();
-    } catch (err) {
-      this.o.log.warn({ err }, 'command stream maintenance failed');
-    }
+    await this.trim().catch((err: unknown) => this.o.log.warn({ err }, 'trimming commands failed'));
   }
 
+  /** One claim round at a time (the timer's and those a finished command asks for). */
+  private claimRound(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.claiming ??= this.claim()
+      .catch((err: unknown) => this.o.log.warn({ err }, 'claiming commands failed'))
+      .finally(() => (this.claiming = undefined));
+    return this.claiming;
+  }
+
+  /** Claims no more than there is room for: the rest stays pending for the next round. */
   private async claim(): Promise<void> {
     let cursor = '0-0';
+    this.claimLeft = false;
     do {
+      const room = this.free();
+      if (room <= 0) {
+        this.claimLeft = true;
+        return;
+      }
       const [next, entries] = (await this.o.redis.xautoclaim(
         this.o.stream,
         this.o.group,
@@ -148,7 +207,7 @@ export class CommandConsumer {
         this.o.claimIdleMs,
         cursor,
         'COUNT',
-        100,
+        Math.min(100, room),
       )) as [string, Entry[], string[]?];
       for (const entry of entries) {
         if (!entry?.[1] || this.inflight.has(entry[0])) continue;
@@ -194,12 +253,6 @@ export class CommandConsumer {
         await redis.xgroup('DELCONSUMER', stream, group, name);
     }
   }
-}
-
-function toRecord(flat: unknown[]): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) record[String(flat[i])] = flat[i + 1];
-  return record;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -6,3 +6,10 @@ export function compareStreamIds(a: string, b: string): number {
   if (aSeq !== bSeq) return aSeq < bSeq ? -1 : 1;
   return 0;
 }
+
+/** A flat Redis reply (`XINFO GROUPS` rows: name, value, name, value...) as a record. */
+export function toRecord(flat: unknown[]): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) record[String(flat[i])] = flat[i + 1];
+  return record;
+}

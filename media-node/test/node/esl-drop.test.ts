@@ -63,7 +63,7 @@ describe('event socket connection drops', () => {
     });
   });
 
-  it('a call that ended while disconnected gets one synthetic call.hangup after the orphan timeout', async () => {
+  it('a call that ended while disconnected gets one synthetic call.hangup from its node when it is back', async () => {
     const { uuid, session } = await inboundCall();
     await outage(() => stack.control.hangup(uuid));
     const hangup = await stack.events.of(session, 'call.hangup', 3000);

@@ -228,8 +228,8 @@ export interface Stack {
     env?: Record<string, string>,
     shareSimulator?: boolean,
   ): Promise<{ node: MediaNode; control: SimControl }>;
-  /** Creates an app through the admin API, with its DIDs and caller IDs. */
-  tenant(options?: { dids?: string[]; cids?: string[] }): Promise<Tenant>;
+  /** Creates an app through the admin API, with its DIDs, caller IDs and webhook URL. */
+  tenant(options?: { dids?: string[]; cids?: string[]; webhookUrl?: string }): Promise<Tenant>;
   /** POSTs a session command through the api. */
   command(
     tenant: Tenant,
@@ -347,6 +347,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       const created = await inject_('POST', `/admin/apps/${appId}`, admin, {
         api_key: apiKey,
         rate_limit: 10_000,
+        ...(options.webhookUrl ? { webhook_url: options.webhookUrl } : {}),
       });
       if (created.status !== 200) throw new Error(`app not created: ${JSON.stringify(created)}`);
       for (const kind of ['dids', 'cids'] as const) {

@@ -27,6 +27,7 @@ export type ScriptName =
   | 'claimDids'
   | 'releaseDid'
   | 'endSession'
+  | 'failDeadCommands'
   | 'updateSession'
   | 'conferenceMember'
   | 'roomPlaybackDone'

@@ -1,0 +1,94 @@
+import { COMMAND_FIELD, decodeCommand, eventArgs } from '@voicegw/shared';
+import type { NodeContext } from '../context.js';
+import { failedResult, NODE_LOST } from '../stream/command-failure.js';
+import { COMMAND_GROUP } from '../stream/consumer.js';
+import { compareStreamIds, toRecord } from '../stream/ids.js';
+
+/** The consumer name under which a sweeper takes a dead node's unread commands. */
+const SWEEPER_CONSUMER = 'orphan-sweeper';
+/** Entries per script call: keeps each call (and the time Redis is busy with it) short. */
+const CHUNK = 200;
+
+type Entry = [id: string, fields: string[]];
+
+/**
+ * Answers the commands a dead node (heartbeat gone) accepted but never answered: those still
+ * unread in its stream and those its consumer read but never acknowledged. Each gets one
+ * command.result (success false, NODE_LOST), before the sweeper's call.hangup of its session.
+ * Exactly once rests on failDeadCommands-3.lua, which acknowledges and publishes in one step and
+ * does nothing once the node beats again. Resolves with how many entries were answered.
+ */
+export async function failDeadNodeCommands(node: NodeContext, prefix: string): Promise<number> {
+  const stream = node.keys.commandStream(prefix);
+  const open = await openEntries(node, stream);
+  const metadata = await sessionMetadata(node, open);
+  let answered = 0;
+  for (let i = 0; i < open.length; i += CHUNK) {
+    const args: string[] = [COMMAND_GROUP, SWEEPER_CONSUMER];
+    for (const [id, fields] of open.slice(i, i + CHUNK))
+      args.push(id, ...resultArgs(fields, metadata));
+    const done = Number(
+      await node.scripts.run(
+        'failDeadCommands',
+        [stream, node.keys.nodeHeartbeat(prefix), node.keys.events()],
+        args,
+      ),
+    );
+    if (done < 0) break; // the node is back: its own consumer answers the rest
+    answered += done;
+  }
+  return answered;
+}
+
+/** Entries nobody acknowledged: pending in the group, or beyond what it has delivered. */
+async function openEntries(node: NodeContext, stream: string): Promise<Entry[]> {
+  const { redis } = node;
+  if ((await redis.exists(stream)) === 0) return [];
+  const groups = (await redis.xinfo('GROUPS', stream)) as unknown[][];
+  const group = groups.map(toRecord).find((g) => g.name === COMMAND_GROUP);
+  const delivered = group ? String(group['last-delivered-id']) : '0-0';
+  const pending = new Set<string>();
+  if (group && Number(group.pending) > 0) {
+    const rows = (await redis.xpending(stream, COMMAND_GROUP, '-', '+', 100_000)) as [string][];
+    for (const [id] of rows) pending.add(id);
+  }
+  const entries = (await redis.xrange(stream, '-', '+')) as Entry[];
+  return entries.filter(([id]) => pending.has(id) || compareStreamIds(id, delivered) > 0);
+}
+
+type Metadata = Map<string, Record<string, unknown> | undefined>;
+
+/** The dial metadata of each session the entries are for, as its events carry it. */
+async function sessionMetadata(node: NodeContext, entries: Entry[]): Promise<Metadata> {
+  const metadata: Metadata = new Map();
+  for (const [, fields] of entries) {
+    const message = decode(fields);
+    if (message?.kind !== 'session' || metadata.has(message.session_id)) continue;
+    const raw = await node.redis.hget(node.keys.session(message.session_id), 'metadata');
+    metadata.set(
+      message.session_id,
+      raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined,
+    );
+  }
+  return metadata;
+}
+
+/** The four event stream fields of an entry's failed command.result; '' for no result event. */
+function resultArgs(fields: string[], metadata: Metadata): string[] {
+  const message = decode(fields);
+  // Dials end through their session's call.hangup; room and member commands have no result.
+  if (message?.kind !== 'session') return ['', '', '', ''];
+  return eventArgs(
+    message.app_id,
+    failedResult(message, NODE_LOST),
+    metadata.get(message.session_id),
+  );
+}
+
+function decode(fields: string[]): ReturnType<typeof decodeCommand> | undefined {
+  try {
+    return decodeCommand(fields[fields.indexOf(COMMAND_FIELD) + 1] ?? '');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,55 @@
+import {
+  resultCommandName,
+  type CommandMessage,
+  type EventPayload,
+  type SessionCommandMessage,
+} from '@voicegw/shared';
+import type { NodeContext } from '../context.js';
+
+/** command.result errors of commands that never ran (clients may match on them). */
+export const COMMAND_EXPIRED = 'Command expired: it was not started before its deadline';
+export const NODE_LOST = 'Media node lost: the command could not run';
+
+/**
+ * Whether a command is past its deadline, `deadlineMs` after the api accepted it (`issued_at`),
+ * and must be answered as expired rather than executed late. Only session commands have a
+ * deadline: they alone owe a command.result (dials end through their session's call.hangup,
+ * room and member commands have no result event).
+ */
+export function isExpired(
+  message: CommandMessage,
+  deadlineMs: number,
+  now = Date.now(),
+): message is SessionCommandMessage {
+  return message.kind === 'session' && now > message.issued_at + deadlineMs;
+}
+
+/** The command.result (success false) of a session command that could not run. */
+export function failedResult(
+  message: SessionCommandMessage,
+  error: string,
+): EventPayload<'command.result'> {
+  return {
+    event: 'command.result',
+    session_uuid: message.session_id,
+    operation_id: message.operation_id,
+    command: resultCommandName(message.command),
+    command_uid: message.command_uid,
+    success: false,
+    error,
+  };
+}
+
+/** Answers an expired command of this node's stream, with its session's metadata if it is here. */
+export async function answerExpired(
+  node: NodeContext,
+  message: SessionCommandMessage,
+): Promise<void> {
+  node.metrics.commands.inc({ command: message.command, outcome: 'expired' });
+  node.log.warn(
+    { session_uuid: message.session_id, command: message.command, issued_at: message.issued_at },
+    'command expired before it was read: answered, not executed',
+  );
+  const metadata = node.sessions.get(message.session_id)?.metadata;
+  await node.events.publish(message.app_id, failedResult(message, COMMAND_EXPIRED), metadata);
+}

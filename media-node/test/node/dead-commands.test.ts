@@ -1,0 +1,70 @@
+// failDeadCommands-3.lua on a real Redis: exactly once without the sweeper lock, and hands off
+// while the node beats.
+import { randomUUID } from 'node:crypto';
+import { COMMAND_FIELD, LuaScripts, RedisKeys } from '@voicegw/shared';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { COMMAND_GROUP } from '../../src/stream/consumer.js';
+
+const keys = new RedisKeys(`dead-${randomUUID().slice(0, 8)}`);
+const connections = [new Redis(inject('redisUrl')), new Redis(inject('redisUrl'))] as const;
+const [redis] = connections;
+afterAll(() => connections.forEach((c) => c.disconnect()));
+
+/** A dead node's stream: `pending` entries read by its consumer, `unread` never read. */
+async function deadNodeStream(prefix: string, pending: number, unread: number): Promise<string[]> {
+  const stream = keys.commandStream(prefix);
+  await redis.xgroup('CREATE', stream, COMMAND_GROUP, '0', 'MKSTREAM');
+  const ids: string[] = [];
+  for (let i = 0; i < pending + unread; i++) {
+    if (i === pending)
+      await redis.xreadgroup('GROUP', COMMAND_GROUP, 'dead', 'STREAMS', stream, '>');
+    ids.push((await redis.xadd(stream, '*', COMMAND_FIELD, `{"n":${i}}`)) ?? '');
+  }
+  return ids;
+}
+
+/** One sweeper's call: every id with a result event of its own. */
+function answer(connection: Redis, prefix: string, ids: string[]): Promise<unknown> {
+  const args = [COMMAND_GROUP, 'orphan-sweeper'];
+  for (const id of ids) args.push(id, 'app', 'app_a', 'e', JSON.stringify({ id }));
+  return new LuaScripts(connection).run(
+    'failDeadCommands',
+    [keys.commandStream(prefix), keys.nodeHeartbeat(prefix), keys.events()],
+    args,
+  );
+}
+
+describe('failDeadCommands-3.lua', () => {
+  it('two sweepers at once answer each open entry exactly once, unread and unacknowledged alike', async () => {
+    const prefix = 'deadA';
+    const ids = await deadNodeStream(prefix, 3, 4);
+    const before = await redis.xlen(keys.events());
+    const answered = await Promise.all(connections.map((c) => answer(c, prefix, ids)));
+    expect(answered.map(Number).reduce((a, b) => a + b)).toBe(ids.length);
+    const events = await redis.xrange(keys.events(), '-', '+');
+    expect(events.slice(before).map(([, fields]) => JSON.parse(fields[3] ?? '').id)).toEqual(ids);
+    expect(Number((await redis.xpending(keys.commandStream(prefix), COMMAND_GROUP))[0])).toBe(0);
+    expect(await redis.xlen(keys.commandStream(prefix))).toBe(0);
+    // The node restarted later reads nothing: every entry was delivered and acknowledged.
+    const next = await redis.xreadgroup(
+      'GROUP',
+      COMMAND_GROUP,
+      'restarted',
+      'STREAMS',
+      keys.commandStream(prefix),
+      '>',
+    );
+    expect(next).toBeNull();
+  });
+
+  it('does nothing while the node beats: its own consumer answers', async () => {
+    const prefix = 'deadB';
+    const ids = await deadNodeStream(prefix, 1, 1);
+    await redis.set(keys.nodeHeartbeat(prefix), '1', 'PX', 10_000);
+    const before = await redis.xlen(keys.events());
+    expect(await answer(redis, prefix, ids)).toBe(-1);
+    expect(await redis.xlen(keys.events())).toBe(before);
+    expect(Number((await redis.xpending(keys.commandStream(prefix), COMMAND_GROUP))[0])).toBe(1);
+  });
+});
