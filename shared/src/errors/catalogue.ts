@@ -15,6 +15,10 @@ export const ERRORS = {
   INVALID_CURSOR: { status: 400, message: 'Invalid cursor' },
   INVALID_LIMIT: { status: 400, message: 'Invalid limit' },
   INVALID_WEBHOOK_URL: { status: 400, message: 'Invalid webhook_url' },
+  // HTTP-level faults the framework or node's parser finds before any route runs.
+  BAD_REQUEST: { status: 400, message: 'Bad request' },
+  MALFORMED_REQUEST: { status: 400, message: 'Malformed HTTP request' },
+  INVALID_URL: { status: 400, message: 'Invalid URL: malformed percent-encoding' },
   // 401
   MISSING_API_KEY: { status: 401, message: 'Missing API key' },
   INVALID_API_KEY: { status: 401, message: 'Invalid API key' },
@@ -53,11 +57,18 @@ export const ERRORS = {
     status: 409,
     message: 'Application is disabled; POST its configuration to re-enable it',
   },
-  // 413, 415, 429
+  // 408, 413, 414, 415, 422, 429, 431
+  REQUEST_TIMEOUT: { status: 408, message: 'Request timeout' },
   BODY_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  PARAM_TOO_LONG: { status: 414, message: 'Path parameter too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },
+  COMMAND_UID_REUSED: {
+    status: 422,
+    message: 'command_uid was already used on this session for a different command or body',
+  },
   RATE_LIMITED: { status: 429, message: 'Rate limit exceeded' },
   COMMAND_RATE_LIMITED: { status: 429, message: 'Command rate limited' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'Request headers too large' },
   // 5xx
   AUTH_BACKEND_FAILED: { status: 500, message: 'Internal error validating API key' },
   INTERNAL: { status: 500, message: 'Internal server error' },
