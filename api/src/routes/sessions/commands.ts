@@ -26,6 +26,15 @@ const Membership = Type.Object({
   room_id: Type.String(),
 });
 const ErrorBody = Type.Object({ success: Type.Literal(false), error: Type.String() });
+const UidReused = Type.Object(
+  { success: Type.Literal(false), error: Type.String() },
+  {
+    description:
+      'The command_uid was already used on this session for a different command or body ' +
+      '(within COMMAND_UID_TTL_SEC). A repeat of the same command and body answers its ' +
+      'original response instead.',
+  },
+);
 
 /** Commands whose body must be sent (with Content-Type: application/json). */
 const REQUIRES_BODY: ReadonlySet<SessionCommandName> = new Set([
@@ -58,6 +67,7 @@ const commandRoutes: FastifyPluginAsync = async (app) => {
           body: schema,
           response: {
             ...(isMembership(command) ? { 200: Membership, 202: Membership } : { 202: Deferred }),
+            422: UidReused,
             '4xx': ErrorBody,
             '5xx': ErrorBody,
           },
