@@ -81,39 +81,27 @@ describe('errors raised before any route runs have the contract shape', () => {
     expect(res.json()).toEqual({ success: false, error: 'Route not found' });
   });
 
-  it('a body over the limit, a non-JSON content type and bad JSON answer 413, 415 and 400', async () => {
-    const url = `/admin/apps/app_big`;
-    const big = await api.app.inject({
-      method: 'POST',
-      url,
-      headers: { ...admin, ...json },
-      payload: `{"webhook_url":"${'a'.repeat(1024 * 1024)}"}`,
-    });
-    expect([big.statusCode, big.json()]).toEqual([
+  it.each([
+    [
       413,
-      { success: false, error: 'Request body too large' },
-    ]);
-    const text = await api.app.inject({
-      method: 'POST',
-      url,
-      headers: { ...admin, 'content-type': 'text/plain' },
-      payload: 'hi',
-    });
-    expect([text.statusCode, text.json()]).toEqual([
-      415,
-      { success: false, error: 'Content-Type must be application/json' },
-    ]);
-    const broken = await api.app.inject({
-      method: 'POST',
-      url,
-      headers: { ...admin, ...json },
-      payload: '{"webhook_url":',
-    });
-    expect([broken.statusCode, broken.json()]).toEqual([
-      400,
-      { success: false, error: 'Invalid request body' },
-    ]);
-  });
+      'application/json',
+      `{"webhook_url":"${'a'.repeat(1024 * 1024)}"}`,
+      'Request body too large',
+    ],
+    [415, 'text/plain', 'hi', 'Content-Type must be application/json'],
+    [400, 'application/json', '{"webhook_url":', 'Invalid request body'],
+  ])(
+    'a body the parser refuses answers %i in the shape (%s)',
+    async (status, type, payload, error) => {
+      const res = await api.app.inject({
+        method: 'POST',
+        url: '/admin/apps/app_big',
+        headers: { ...admin, 'content-type': type },
+        payload,
+      });
+      expect([res.statusCode, res.json()]).toEqual([status, { success: false, error }]);
+    },
+  );
 });
 
 describe('numeric parameters are bounded', () => {
