@@ -104,6 +104,27 @@ describe('errors raised before any route runs have the contract shape', () => {
   );
 });
 
+describe('JSON nesting is bounded', () => {
+  const dial = (depth: number) =>
+    api.app.inject({
+      method: 'POST',
+      url: '/api/v1/dial',
+      headers: { ...tenant.headers, ...json },
+      payload: `{"to":"0501234567","from":"0722000000","metadata":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`,
+    });
+
+  it('dial metadata 40 deep answers 400, 30 deep gets past the parser', async () => {
+    const deep = await dial(40);
+    expect([deep.statusCode, deep.json()]).toEqual([
+      400,
+      { success: false, error: 'Invalid request body' },
+    ]);
+    const shallow = await dial(30);
+    expect(shallow.json()).not.toEqual({ success: false, error: 'Invalid request body' });
+    expect(shallow.statusCode).toBeLessThan(500);
+  });
+});
+
 describe('numeric parameters are bounded', () => {
   it.each(['1e99', '1'.repeat(105), '9007199254740992', '-1', '1.5', 'NaN'])(
     'dead-letters offset=%s answers 400',
