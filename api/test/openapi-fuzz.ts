@@ -99,7 +99,7 @@ const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
 export function valueFor(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<unknown> {
   if (schema === undefined || depth > 4) return hostileJson;
   return fc.oneof(
-    { weight: 5, arbitrary: shapedValue(schema, depth) },
+    { weight: 12, arbitrary: shapedValue(schema, depth) },
     { weight: 1, arbitrary: hostileJson },
   );
 }
@@ -139,7 +139,7 @@ function shapedValue(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
       const shaped = fc.record(properties, { requiredKeys: [...(schema.required ?? [])] });
       // Sometimes a property the schema does not know.
       return fc.oneof(
-        { weight: 4, arbitrary: shaped },
+        { weight: 9, arbitrary: shaped },
         {
           weight: 1,
           arbitrary: fc
@@ -183,9 +183,9 @@ export function bodyFor(schema: JsonSchema | undefined): fc.Arbitrary<string | u
 /** A path or query value: a fixture's real id, a made-up string, or a known troublemaker. */
 export function pathValue(valid: readonly string[]): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom(...valid) },
-    { weight: 2, arbitrary: fc.string({ maxLength: 40 }).map(encodeURIComponent) },
-    { weight: 2, arbitrary: fc.constantFrom(...NASTY_TEXT.map(rawSafe)) },
+    { weight: 6, arbitrary: fc.constantFrom(...valid) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 40 }).map(encodeURIComponent) },
+    { weight: 1, arbitrary: fc.constantFrom(...NASTY_TEXT.map(rawSafe)) },
   );
 }
 
@@ -247,7 +247,11 @@ export function headersFor(auth: fc.Arbitrary<Record<string, string>>) {
   return fc
     .tuple(
       auth,
-      fc.option(fc.constantFrom(...CONTENT_TYPES), { nil: undefined, freq: 4 }),
+      fc.oneof(
+        { weight: 8, arbitrary: fc.constant('application/json') },
+        { weight: 1, arbitrary: fc.constant(undefined) },
+        { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+      ),
       fc.dictionary(
         TOKEN.filter((t) => !RESERVED.has(t)),
         FIELD_VALUE,
