@@ -65,6 +65,15 @@ const freePort = () =>
     });
   });
 
+const NODE_NAME = `fuzz-node-${randomUUID()}`;
+let beatAt = 0;
+
+/** The seeded node's heartbeat lasts 60 s; a long run renews it, or its sessions would vanish. */
+async function keepNodeAlive(): Promise<string> {
+  beatAt = Date.now();
+  return liveNode(seeder, {}, NODE_NAME);
+}
+
 /** The tenant and its objects, written again after a request changed or deleted them. */
 async function restore(): Promise<void> {
   const { tenant } = fixture;
@@ -78,7 +87,7 @@ async function restore(): Promise<void> {
 beforeAll(async () => {
   const prefix = `fuzz${randomBytes(4).toString('hex')}`;
   seeder = await startApi({ REDIS_PREFIX: prefix });
-  const node = await liveNode(seeder);
+  const node = await keepNodeAlive();
   const tenant = await createTenant(seeder);
   const other = await createTenant(seeder);
   fixture = {
@@ -214,6 +223,7 @@ describe(`fuzzing every operation of docs/openapi.json (${RUNS} requests)`, () =
     async (_name, operation) => {
       await fc.assert(
         fc.asyncProperty(requestFor(operation), async (req) => {
+          if (Date.now() - beatAt > 20_000) await keepNodeAlive();
           let path = operation.path;
           for (const value of req.params) path = path.replace(/\{\w+\}/, value);
           const res = await request(`${origin}${path}${req.query}`, {

@@ -180,10 +180,14 @@ export function bodyFor(schema: JsonSchema | undefined): fc.Arbitrary<string | u
   );
 }
 
-/** A path or query value: a fixture's real id, a made-up string, or a known troublemaker. */
+/**
+ * A path value: the fixture's own id (the first of `valid`) most often, another fixture id, a
+ * made-up string, or a known troublemaker.
+ */
 export function pathValue(valid: readonly string[]): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom(...valid) },
+    { weight: 4, arbitrary: fc.constant(valid[0] ?? '') },
+    { weight: 2, arbitrary: fc.constantFrom(...valid) },
     { weight: 1, arbitrary: fc.string({ maxLength: 40 }).map(encodeURIComponent) },
     { weight: 1, arbitrary: fc.constantFrom(...NASTY_TEXT.map(rawSafe)) },
   );
