@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiConfig } from './config.js';
 import auth from './plugins/auth.js';
-import errors from './plugins/errors.js';
+import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
 import httpMetrics from './plugins/http-metrics.js';
 import infrastructure from './plugins/infrastructure.js';
 import jsonBody from './plugins/json-body.js';
@@ -38,6 +38,9 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
+    // Errors raised before routing (the router's, node's parser's) in the contract's shape too.
+    frameworkErrors,
+    clientErrorHandler,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

@@ -229,6 +229,7 @@ describe('isForbiddenAddress', () => {
     'fdff:ffff::1',
     'fe80::1',
     'febf::1',
+    'fec0::1',
     '::ffff:10.0.0.1',
     '::ffff:a00:1',
     '::ffff:127.0.0.1',
@@ -247,7 +248,6 @@ describe('isForbiddenAddress', () => {
     '169.255.0.1',
     '11.0.0.1',
     '2606:2800:220:1::1',
-    'fec0::1',
     '::ffff:93.184.216.34',
     'not-an-ip',
   ])('%s is allowed', (ip) => {

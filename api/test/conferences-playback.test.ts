@@ -284,6 +284,26 @@ describe('POST /conferences/{room_id}/pause, stop, volume', () => {
     expect(withType.statusCode).toBe(202);
   });
 
+  it('a body sent to pause or stop anyway is ignored, not passed on to the media node', async () => {
+    const roomId = await newRoom();
+    const deep = `${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}`;
+    expect((await control(roomId, 'pause', { volume: 99, urls: ['x'] })).statusCode).toBe(202);
+    await clearControlCooldown(roomId);
+    expect((await control(roomId, 'stop', { nested: { deep: [1, 2] } })).statusCode).toBe(202);
+    const commands = await roomCommands(roomId);
+    expect(commands.map((c) => [c.command, c.args])).toEqual([
+      ['pause', {}],
+      ['stop', {}],
+    ]);
+    // JSON nested 2,000 deep is refused before it is parsed.
+    await clearControlCooldown(roomId);
+    const refused = await control(roomId, 'stop', deep);
+    expect([refused.statusCode, refused.json()]).toEqual([
+      400,
+      { success: false, error: 'Invalid request body' },
+    ]);
+  });
+
   it('pause, stop and volume share a 200 ms cooldown per room; another room is not affected', async () => {
     const roomId = await newRoom();
     const otherRoom = await newRoom();

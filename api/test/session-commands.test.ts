@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CommandMessage } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   commandsFor,
@@ -383,6 +384,89 @@ describe('idempotency', () => {
       (c) => c.kind === 'session' && c.session_id === session,
     );
     expect(mine).toHaveLength(1);
+  });
+});
+
+describe('a command_uid reused for another command or body', () => {
+  const REUSED = {
+    success: false,
+    error: 'command_uid was already used on this session for a different command or body',
+  };
+  const commandName = (c: CommandMessage) => (c.kind === 'session' ? c.command : c.kind);
+  const sessionCommands = async (session: string) =>
+    (await commandsFor(api, node)).filter((c) => c.kind === 'session' && c.session_id === session);
+
+  it.each([
+    ['hangup', undefined],
+    ['conference/join', 'room'],
+    ['conference/leave', undefined],
+    ['conference/mute', undefined],
+    ['conference/unmute', undefined],
+    ['playback/stop', undefined],
+  ])('answer then %s under the same uid answers 422 and changes nothing', async (command, room) => {
+    const session = await newSession();
+    const roomId = room ? await createRoom() : undefined;
+    if (command !== 'conference/join' && command.startsWith('conference/')) {
+      await joinedMember(session, command === 'conference/unmute');
+    }
+    const before = await api.redis.hgetall(api.keys.session(session));
+    expect((await post(session, 'answer', { command_uid: 'X' })).statusCode).toBe(202);
+    const res = await post(session, command, {
+      command_uid: 'X',
+      ...(roomId ? { room_id: roomId } : {}),
+    });
+    expect([res.statusCode, res.json()]).toEqual([422, REUSED]);
+    expect((await sessionCommands(session)).map(commandName)).toEqual(['answer']);
+    expect(await api.redis.hgetall(api.keys.session(session))).toEqual(before);
+  });
+
+  it('a membership command under an answered uid is refused, and the join replays its own 202', async () => {
+    const session = await newSession();
+    const room = await createRoom();
+    const join = await post(session, 'conference/join', { room_id: room, command_uid: 'J' });
+    expect([join.statusCode, join.json()]).toEqual([202, { status: 'joining', room_id: room }]);
+    const again = await post(session, 'conference/join', { room_id: room, command_uid: 'J' });
+    expect([again.statusCode, again.json()]).toEqual([202, { status: 'joining', room_id: room }]);
+    for (const command of ['answer', 'hangup', 'conference/leave']) {
+      const res = await post(session, command, { command_uid: 'J' });
+      expect([res.statusCode, res.json()]).toEqual([422, REUSED]);
+    }
+    expect((await sessionCommands(session)).map(commandName)).toEqual(['conference/join']);
+  });
+
+  it('the same command with another body answers 422; the same body in another key order replays', async () => {
+    const session = await newSession();
+    const first = await post(session, 'play_and_get_digits', {
+      command_uid: 'D',
+      prompt_files: [URL],
+      max_digits: 4,
+    });
+    expect(first.statusCode).toBe(202);
+    // Defaults spelled out and keys in another order: the same request.
+    const same = await post(session, 'play_and_get_digits', {
+      min_digits: 1,
+      max_digits: 4,
+      prompt_files: [URL],
+      command_uid: 'D',
+    });
+    expect([same.statusCode, same.json()]).toEqual([202, first.json()]);
+    const other = await post(session, 'play_and_get_digits', {
+      command_uid: 'D',
+      prompt_files: [URL],
+      max_digits: 5,
+    });
+    expect([other.statusCode, other.json()]).toEqual([422, REUSED]);
+    expect(await sessionCommands(session)).toHaveLength(1);
+  });
+
+  it('a claim written before fingerprints existed is still replayed', async () => {
+    const session = await newSession();
+    const original = { operation_id: randomUUID(), status: 'in_progress', timeout_ms: 2000 };
+    const claim = api.keys.commandClaim(tenant.appId, session, 'old');
+    await api.redis.set(claim, JSON.stringify(original), 'PX', 60_000);
+    const res = await post(session, 'hangup', { command_uid: 'old' });
+    expect([res.statusCode, res.json()]).toEqual([202, original]);
+    expect(await sessionCommands(session)).toHaveLength(0);
   });
 });
 

@@ -52,7 +52,7 @@ const batcher = (maxCalls: number): ScriptBatcher =>
   new ScriptBatcher(scripts, {
     script: 'sessionCommands',
     keysPerCall: 9,
-    argsPerCall: 12,
+    argsPerCall: 13,
     maxCalls,
   });
 
@@ -83,6 +83,7 @@ function answer(appId: string, session: string, tag: string) {
       JSON.stringify({ tag }),
       '',
       session,
+      '',
     ],
   };
 }
@@ -164,7 +165,7 @@ describe('ScriptBatcher', () => {
     const b = new ScriptBatcher(new LuaScripts(down), {
       script: 'sessionCommands',
       keysPerCall: 9,
-      argsPerCall: 12,
+      argsPerCall: 13,
       maxCalls: 64,
     });
     const results = await Promise.allSettled([
@@ -179,7 +180,7 @@ describe('ScriptBatcher', () => {
     const b = batcher(64);
     const { keys: k, args } = answer('app_a', live, 'bad');
     expect(() => b.call(k.slice(1), args)).toThrow(
-      'sessionCommands takes 9 keys and 12 arguments per call, got 8 and 12',
+      'sessionCommands takes 9 keys and 13 arguments per call, got 8 and 13',
     );
   });
 });

@@ -12,6 +12,7 @@ import {
 } from '@voicegw/shared';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { rateLimited } from './rate-limited.js';
+import { commandFingerprint } from './command-fingerprint.js';
 import { COOLDOWNS } from './cooldowns.js';
 
 /** Deferred commands are confirmed by FreeSWITCH or fail after this long (command.result). */
@@ -35,14 +36,15 @@ const SCRIPT_ERRORS: Record<number, ErrorCode> = {
   [-10]: 'ALREADY_MUTED',
   [-11]: 'ALREADY_UNMUTED',
   [-12]: 'STILL_LEAVING',
+  [-13]: 'COMMAND_UID_REUSED',
 };
 
 /** The script's code for a command that raised an error: a 500 for that request alone. */
 const SCRIPT_FAILED = -100;
 
-/** sessionCommands-n.lua: per command, 9 keys and 12 arguments. */
+/** sessionCommands-n.lua: per command, 9 keys and 13 arguments. */
 const KEYS_PER_COMMAND = 9;
-const ARGS_PER_COMMAND = 12;
+const ARGS_PER_COMMAND = 13;
 /** Commands in one script run at most: ~10 µs each in Redis, so a full run holds it < 1 ms. */
 const MAX_COMMANDS_PER_RUN = 64;
 
@@ -125,6 +127,7 @@ export class SessionCommands {
         encodeCommand(message),
         roomId,
         sessionId,
+        claimTtlMs > 0 ? commandFingerprint(command, args) : '',
       ],
     );
 

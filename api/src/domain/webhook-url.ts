@@ -1,37 +1,9 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { isForbiddenAddress } from './forbidden-address.js';
 
-/**
- * Addresses a webhook must never reach unless the operator allows it: private (RFC 1918),
- * loopback, link-local (cloud metadata lives at 169.254.169.254), unique-local, unspecified.
- * node's BlockList also matches IPv4-mapped IPv6 forms (`::ffff:10.0.0.1`) against IPv4 rules.
- */
-const FORBIDDEN = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-] as const) {
-  FORBIDDEN.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-] as const) {
-  FORBIDDEN.addSubnet(network, prefix, 'ipv6');
-}
-
-/** True for an IP address in a private, loopback, link-local, unique-local or unspecified range. */
-export function isForbiddenAddress(ip: string): boolean {
-  const family = isIP(ip);
-  if (family === 0) return false;
-  return FORBIDDEN.check(ip, family === 4 ? 'ipv4' : 'ipv6');
-}
+// The address rule lives apart; the dispatcher applies the same one at connect.
+export { isForbiddenAddress };
 
 export type Resolver = (host: string) => Promise<readonly string[]>;
 

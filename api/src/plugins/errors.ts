@@ -1,5 +1,7 @@
-import { GatewayError } from '@voicegw/shared';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { ERRORS, GatewayError, type ErrorCode } from '@voicegw/shared';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validationError } from './validation-messages.js';
 
@@ -21,18 +23,94 @@ function fromFastify(error: FastifyError): GatewayError | undefined {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new GatewayError('INVALID_BODY');
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_INVALID_URL':
+      return new GatewayError('INVALID_URL');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new GatewayError('PARAM_TOO_LONG');
     default:
       break;
   }
   if (error.validation) return validationError(error.validation, error.validationContext);
   if (error.statusCode === 400 && error instanceof SyntaxError)
     return new GatewayError('INVALID_BODY');
+  // Any other client error the framework or a library reading the request raises stays a 4xx.
+  const status = error.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new GatewayError(CLIENT_STATUSES[status] ?? 'BAD_REQUEST', { cause: error });
+  }
   return undefined;
 }
+
+/** A framework 4xx the cases above do not name, by its status. */
+const CLIENT_STATUSES: Partial<Record<number, ErrorCode>> = {
+  404: 'ROUTE_NOT_FOUND',
+  408: 'REQUEST_TIMEOUT',
+  413: 'BODY_TOO_LARGE',
+  414: 'PARAM_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  431: 'HEADERS_TOO_LARGE',
+};
 
 function toGatewayError(error: FastifyError | Error): GatewayError {
   if (error instanceof GatewayError) return error;
   return fromFastify(error as FastifyError) ?? new GatewayError('INTERNAL', { cause: error });
+}
+
+function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
+  if (error.code === 'RECORDING_NOT_FOUND') {
+    // Expired recordings: 404 with no structured body, as the contract says.
+    return reply.code(404).send();
+  }
+  return reply
+    .code(error.statusCode)
+    .headers(error.headers)
+    .send({ success: false, error: error.message, ...error.body });
+}
+
+/**
+ * Fastify's `frameworkErrors`: the router's own refusals (bad %-encoding, a path parameter over
+ * `maxParamLength`), which answer before any hook or handler runs.
+ */
+export function frameworkErrors(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  reply.header('x-request-id', request.id);
+  sendError(reply, toGatewayError(error));
+}
+
+/** node's parser errors (`clientError`) that have an answer of their own; others are 400. */
+const PARSER_ERRORS: Partial<Record<string, ErrorCode>> = {
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  ERR_HTTP_REQUEST_HEADERS_TIMEOUT: 'REQUEST_TIMEOUT',
+};
+
+/**
+ * Fastify's `clientErrorHandler`: node's HTTP parser refuses a request (headers too large, not
+ * HTTP, a timeout) before fastify sees it. Answers in the contract's shape and closes the
+ * connection, as node would, unless a response on it has already begun.
+ */
+export function clientErrorHandler(
+  this: FastifyInstance,
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const { status, message } = ERRORS[PARSER_ERRORS[error.code ?? ''] ?? 'MALFORMED_REQUEST'];
+    const body = JSON.stringify({ success: false, error: message });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; ` +
+        `charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close` +
+        `\r\n\r\n${body}`,
+    );
+  }
+  this.log.debug({ err: error }, 'client error');
+  socket.destroy(error);
 }
 
 /**
@@ -48,18 +126,11 @@ export default fp(
         request.log.error({ err: error }, 'request failed');
         app.onServerError?.(request, status, error);
       }
-      if (gatewayError.code === 'RECORDING_NOT_FOUND') {
-        // Expired recordings: 404 with no structured body, as the contract says.
-        return reply.code(404).send();
-      }
-      return reply
-        .code(status)
-        .headers(gatewayError.headers)
-        .send({ success: false, error: gatewayError.message, ...gatewayError.body });
+      return sendError(reply, gatewayError);
     });
 
     app.setNotFoundHandler((_request, reply) =>
-      reply.code(404).send({ success: false, error: 'Route not found' }),
+      sendError(reply, new GatewayError('ROUTE_NOT_FOUND')),
     );
   },
   { name: 'errors' },

@@ -13,6 +13,30 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Nesting deeper than this is refused before parsing: nothing the api takes nests beyond a few
+ * levels (dial `metadata` is free-form), and JSON.stringify, ajv and the media node all recurse.
+ */
+const MAX_DEPTH = 32;
+
+/** True when brackets outside strings nest deeper than `max`; one pass, no allocation. */
+function nestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
 const isJson = (contentType: string | undefined): boolean =>
   contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType);
 
@@ -29,6 +53,7 @@ export default fp(
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
       const text = (body as string).trim();
       if (text === '') return done(null, undefined);
+      if (nestsDeeper(text, MAX_DEPTH)) return done(new GatewayError('INVALID_BODY'), undefined);
       try {
         done(
           null,

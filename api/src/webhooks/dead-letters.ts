@@ -18,11 +18,18 @@ export class DeadLetters {
   /** Oldest first, from `offset`. */
   async list(appId: string, offset: number, limit: number): Promise<DeadLetterPage> {
     const key = this.keys.webhookDeadLetters(appId);
-    const [[, total], [, raws]] = ((await this.redis
+    const replies = await this.redis
       .multi()
       .llen(key)
       .lrange(key, offset, offset + limit - 1)
-      .exec()) ?? []) as [[unknown, number], [unknown, string[]]];
+      .exec();
+    if (!replies) throw new Error('dead-letter read aborted');
+    const [[lenError, total], [rangeError, raws]] = replies as [
+      [Error | null, number],
+      [Error | null, string[]],
+    ];
+    const failure = lenError ?? rangeError;
+    if (failure) throw failure;
     return { total, letters: raws.map((raw) => JSON.parse(raw) as DeadLetter) };
   }
 

@@ -44,7 +44,7 @@ type LookupCallback = (
  * elsewhere (DNS rebinding). TLS still uses the URL's host name for SNI and certificate checks,
  * and the Host header is unchanged.
  */
-function vettedLookup(resolve: Resolver, allowPrivate: boolean) {
+export function vettedLookup(resolve: Resolver, allowPrivate: boolean) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     resolve(hostname).then(
       (addresses) => {
@@ -71,6 +71,15 @@ function vettedLookup(resolve: Resolver, allowPrivate: boolean) {
 
 /** The code of the error an attempt ends with at its deadline. */
 const DEADLINE = 'ERR_WEBHOOK_DEADLINE';
+
+/** Why a URL host that is a forbidden IP literal is refused: it never goes through the lookup. */
+export function literalRefusal(hostname: string): string | undefined {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(host) !== 0 && isForbiddenAddress(host)
+    ? `${host} is a forbidden address`
+    : undefined;
+}
+
 const TIMEOUT_CODES = new Set([
   DEADLINE,
   'UND_ERR_CONNECT_TIMEOUT',
@@ -145,11 +154,9 @@ export class WebhookSender {
     if (!URL.canParse(url)) target = 'invalid webhook_url';
     else {
       const parsed = new URL(url);
-      const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-      // An IP literal never goes through the lookup above.
-      if (!this.o.allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) {
-        target = `${host} is a forbidden address`;
-      } else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      const refusal = this.o.allowPrivate ? undefined : literalRefusal(parsed.hostname);
+      if (refusal !== undefined) target = refusal;
+      else if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
         target = 'invalid webhook_url';
       } else target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
     }

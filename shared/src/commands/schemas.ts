@@ -6,6 +6,8 @@ import { Type, type Static, type TObject, type TProperties } from 'typebox';
 export const URL_PATTERN = '^https?://[^\\s]+$';
 export const MAX_URLS = 128;
 export const MAX_URL_LENGTH = 2048;
+/** A seek moves at most a day either way (offset_sec's range): larger is no position at all. */
+export const MAX_SEEK_MS = 86_400_000;
 export const COMMAND_UID_PATTERN = '^[a-zA-Z0-9._-]+$';
 
 export const AudioUrl = Type.String({ pattern: URL_PATTERN, maxLength: MAX_URL_LENGTH });
@@ -32,7 +34,9 @@ export const SessionCommandBodies = {
   'playback/stop': body({}),
   'playback/pause': body({}),
   'playback/resume': body({}),
-  'playback/seek': body({ position_ms: Type.Integer({ not: { const: 0 } }) }),
+  'playback/seek': body({
+    position_ms: Type.Integer({ minimum: -MAX_SEEK_MS, maximum: MAX_SEEK_MS, not: { const: 0 } }),
+  }),
   'playback/restart': body({}),
   'playback/silence': body({}),
   play_and_get_digits: body({

@@ -63,6 +63,22 @@ export const ERRORS = {
     message: 'Invalid webhook_url',
     when: "An app's `webhook_url` is not an http(s) URL to a public address.",
   },
+  // HTTP-level faults the framework or node's parser finds before any route runs.
+  BAD_REQUEST: {
+    status: 400,
+    message: 'Bad request',
+    when: 'The request line or a header is not valid HTTP, or fastify refused it before routing.',
+  },
+  MALFORMED_REQUEST: {
+    status: 400,
+    message: 'Malformed HTTP request',
+    when: 'What arrived on the connection is not an HTTP request node can parse.',
+  },
+  INVALID_URL: {
+    status: 400,
+    message: 'Invalid URL: malformed percent-encoding',
+    when: 'The path has a `%` not followed by a valid UTF-8 escape, e.g. `%ff%fe`.',
+  },
   // 401
   MISSING_API_KEY: {
     status: 401,
@@ -192,16 +208,31 @@ export const ERRORS = {
     message: 'Application is disabled; POST its configuration to re-enable it',
     when: 'Dead letters replayed for an app disabled after failing for 5 days.',
   },
-  // 413, 415, 429
+  // 408, 413, 414, 415, 422, 429, 431
+  REQUEST_TIMEOUT: {
+    status: 408,
+    message: 'Request timeout',
+    when: "The request did not arrive in full within the server's request timeout.",
+  },
   BODY_TOO_LARGE: {
     status: 413,
     message: 'Request body too large',
     when: 'The body is larger than the route accepts (1 MiB; 64 KiB for session commands).',
   },
+  PARAM_TOO_LONG: {
+    status: 414,
+    message: 'Path parameter too long',
+    when: 'A path parameter is longer than 100 characters.',
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     message: 'Content-Type must be application/json',
     when: 'A body was sent with a Content-Type other than `application/json`.',
+  },
+  COMMAND_UID_REUSED: {
+    status: 422,
+    message: 'command_uid was already used on this session for a different command or body',
+    when: 'A `command_uid` is sent again on the session with another command or other arguments.',
   },
   RATE_LIMITED: {
     status: 429,
@@ -212,6 +243,11 @@ export const ERRORS = {
     status: 429,
     message: 'Command rate limited',
     when: "A command repeated within its cooldown group's window on one session (with `Retry-After`).",
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    message: 'Request headers too large',
+    when: 'The request headers are larger than node accepts (16 KiB).',
   },
   // 5xx
   AUTH_BACKEND_FAILED: {

@@ -8,7 +8,13 @@ import { withStore } from './store-errors.js';
 
 const DeadLetterQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Page size' }),
-  offset: Type.Integer({ minimum: 0, default: 0, description: 'Dead letters to skip' }),
+  // Bounded so that any accepted value is a valid Redis index: past the end is an empty page.
+  offset: Type.Integer({
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER - 1000,
+    default: 0,
+    description: 'Dead letters to skip',
+  }),
 });
 
 const DeadLetterItem = Type.Object({

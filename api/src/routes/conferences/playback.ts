@@ -60,7 +60,9 @@ const playbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       async (request, reply) => {
         const { room_id: roomId } = request.params;
-        const args = (request.body ?? {}) as ControlArgs;
+        // A control without a body schema takes no arguments: a body sent anyway is ignored,
+        // never passed on to the media node unchecked.
+        const args = (body ? request.body : {}) as ControlArgs;
         return reply.code(202).send(await controlRoom(app, request, roomId, control, args));
       },
     );

@@ -32,6 +32,15 @@ const Membership = Type.Object({
 const ErrorBody = Type.Object({ success: Type.Literal(false), error: Type.String() });
 /** What a command answers; the body of a repeated command_uid comes back from Redis as JSON. */
 type CommandReply = Static<typeof Deferred> | Static<typeof Membership>;
+const UidReused = Type.Object(
+  { success: Type.Literal(false), error: Type.String() },
+  {
+    description:
+      'The command_uid was already used on this session for a different command or body ' +
+      '(within COMMAND_UID_TTL_SEC). A repeat of the same command and body answers its ' +
+      'original response instead.',
+  },
+);
 
 /** Commands whose body must be sent (with Content-Type: application/json). */
 const REQUIRES_BODY: ReadonlySet<SessionCommandName> = new Set([
@@ -64,6 +73,7 @@ const commandRoutes: FastifyPluginAsyncTypebox = async (app) => {
           body: schema,
           response: {
             ...(isMembership(command) ? { 200: Membership, 202: Membership } : { 202: Deferred }),
+            422: UidReused,
             '4xx': ErrorBody,
             '5xx': ErrorBody,
           },

@@ -3,7 +3,7 @@
   coalesces the commands of one event-loop turn into one call (ScriptBatcher), so under load
   tens of requests share one round trip, one socket write and one script run.
 
-  Per command, 9 KEYS and 12 ARGV, the commands' slices back to back:
+  Per command, 9 KEYS and 13 ARGV, the commands' slices back to back:
   KEYS: 1 rate window: app + client IP, 1 s     2 rate window: app, 60 s
         3 session hash                          4 owning node's heartbeat
         5 command_uid claim (when ARGV 8 > 0)   6 cooldown marker of the group (when ARGV 7 > 0)
@@ -18,22 +18,25 @@
         9 the deferred 202 body JSON, stored for repeats of a claimed command_uid ('' when
           nothing is claimed)
         10 stream message JSON    11 room id (conference/join)    12 session id
+        13 the command's fingerprint (its name and a hash of its arguments), kept with the claim
+           so that a repeat of the command_uid for another command or body is told apart
 
   Returns two entries per command, {code, value, code, value, ...}:
     0, nil     accepted and enqueued (the api answers its own 202 body)
     0, body    accepted and enqueued, with the membership body made here (conference commands)
-    1, body    repeated command_uid: the original body
+    1, body    repeated command_uid of the same command and body: the original body
     2, body    answered without enqueueing (already joined / still joining the same room)
     -1, retry_ms  rate limited     -2 session not found      -3 session of another app
     -4 command cooldown            -5 room not found         -6 room of another app
     -7 in a different room         -8 not in a conference    -9 still joining
     -10 already muted              -11 already unmuted       -12 still leaving
+    -13 command_uid already claimed for another command or body
     -100, message  the command raised an error (its writes so far stay, as in any script)
 ]]
 --- @include "fixedWindow"
 --- @include "sessionCommand"
 
-local KEYS_EACH, ARGV_EACH = 9, 12
+local KEYS_EACH, ARGV_EACH = 9, 13
 local alive = {}
 local replies = {}
 for i = 0, #KEYS / KEYS_EACH - 1 do

@@ -1,6 +1,6 @@
 -- One session command: rate limits, ownership, node liveness, idempotency, conference state
 -- rules, cooldown, claim, state change and XADD to the owning node's command stream.
--- Its 9 keys are KEYS[k + 1..9] and its 12 arguments ARGV[a + 1..12], laid out as
+-- Its 9 keys are KEYS[k + 1..9] and its 13 arguments ARGV[a + 1..13], laid out as
 -- sessionCommands-n.lua says (offsets rather than copied tables: this runs for every command).
 -- `alive` memoizes node heartbeats within one script run, where they cannot change.
 -- Returns {code, value}; a missing value is nil in the reply.
@@ -29,10 +29,18 @@ local function sessionCommand(k, a, alive)
   end
   if not live then return {-2} end
 
-  local claimTtl = tonumber(ARGV[a + 8])
+  -- A claim holds "<fingerprint>\n<answer body>": a repeat is the same command only when its
+  -- fingerprint (command name and body) matches; another command under the uid is refused.
+  local claimTtl, fingerprint = tonumber(ARGV[a + 8]), ARGV[a + 13]
   if claimTtl > 0 then
     local previous = redis.call('GET', claimKey)
-    if previous then return {1, previous} end
+    if previous then
+      local cut = string.find(previous, '\n', 1, true)
+      -- A claim without one was written before fingerprints (a rolling upgrade): replayed.
+      if not cut then return {1, previous} end
+      if string.sub(previous, 1, cut - 1) ~= fingerprint then return {-13} end
+      return {1, string.sub(previous, cut + 1)}
+    end
   end
 
   local room, state, muted = s[2] or '', s[3] or 'none', s[4] == '1'
@@ -77,7 +85,9 @@ local function sessionCommand(k, a, alive)
     return {-4}
   end
 
-  if claimTtl > 0 then redis.call('SET', claimKey, body or ARGV[a + 9], 'PX', claimTtl) end
+  if claimTtl > 0 then
+    redis.call('SET', claimKey, fingerprint .. '\n' .. (body or ARGV[a + 9]), 'PX', claimTtl)
+  end
   if change then redis.call('HSET', sessionKey, unpack(change)) end
   if command == 'conference/join' then
     -- A per-room sequence, not the clock: members list in exact join order, even within one ms.
