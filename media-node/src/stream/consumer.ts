@@ -1,4 +1,12 @@
-import { COMMAND_FIELD, decodeCommand, type CommandMessage, type Logger } from '@voicegw/shared';
+import {
+  COMMAND_FIELD,
+  decodeCommand,
+  isRedisUnavailable,
+  writeOnce,
+  type CommandMessage,
+  type Logger,
+  type UntilWritten,
+} from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import { compareStreamIds } from './ids.js';
 
@@ -17,6 +25,8 @@ export interface ConsumerOptions {
   readonly claimIntervalMs: number;
   readonly log: Logger;
   readonly execute: (message: CommandMessage) => Promise<void>;
+  /** How hard an XACK tries (the node's waits through a Redis outage); once by default. */
+  readonly retry?: UntilWritten;
 }
 
 type Entry = [id: string, fields: string[]];
@@ -111,8 +121,18 @@ export class CommandConsumer {
     }
     const done = this.o
       .execute(message)
-      .catch((err: unknown) => this.o.log.error({ err, id, kind: message.kind }, 'command failed'))
-      .then(() => this.ack(id))
+      .then(
+        () => this.ack(id),
+        (err: unknown) => {
+          // A result that never reached Redis: the entry stays pending, so it is not lost.
+          if (isRedisUnavailable(err)) {
+            this.o.log.error({ err, id, kind: message.kind }, 'command left pending: no Redis');
+            return;
+          }
+          this.o.log.error({ err, id, kind: message.kind }, 'command failed');
+          return this.ack(id);
+        },
+      )
       .finally(() => {
         this.inflight.delete(id);
         this.wake?.();
@@ -122,9 +142,10 @@ export class CommandConsumer {
   }
 
   private async ack(id: string): Promise<void> {
-    await this.o.redis
-      .xack(this.o.stream, this.o.group, id)
-      .catch((err: unknown) => this.o.log.warn({ err, id }, 'XACK failed'));
+    const { redis, stream, group, retry = writeOnce } = this.o;
+    await retry('XACK', () => redis.xack(stream, group, id)).catch((err: unknown) =>
+      this.o.log.warn({ err, id }, 'XACK failed'),
+    );
   }
 
   /** Claims what dead consumers left pending, forgets idle empty consumers, trims the stream. */

@@ -9,6 +9,8 @@ export interface SpawnedRedis {
   readonly url: string;
   readonly port: number;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash: what AOF has written survives (tests of a Redis restart). */
+  kill(): Promise<void>;
 }
 
 const INSTALL_HINT =
@@ -68,6 +70,12 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRed
     stop: async () => {
       await stopChild(child);
       if (ownsDir) rmSync(dir, { recursive: true, force: true });
+    },
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }
