@@ -41,6 +41,8 @@ export interface SpawnRedisOptions {
   readonly appendOnly: boolean;
   readonly port?: number;
   readonly dir?: string;
+  /** A process group of its own, so that a signal to the caller's group does not reach it. */
+  readonly detached?: boolean;
 }
 
 export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRedis> {
@@ -62,7 +64,10 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRed
     '--appendfsync',
     'everysec',
   ];
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+  });
   await waitForReady(child, port);
   return {
     url: `redis://127.0.0.1:${port}`,
