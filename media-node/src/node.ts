@@ -51,6 +51,8 @@ export interface MediaNode {
   readonly metrics: NodeMetrics;
   readonly sessions: SessionRegistry;
   readonly esl: EslClient;
+  /** Where FreeSWITCH's events go (channels, background jobs). */
+  readonly router: EventRouter;
   /** SIGTERM: stop taking calls, let active ones finish up to DRAIN_TIMEOUT_SEC, then close. */
   drain(): Promise<void>;
   /** Stops at once (commands in execution finish), leaving calls to adoption or the sweeper. */
@@ -245,6 +247,7 @@ export async function startMediaNode(
     metrics: node.metrics,
     sessions: node.sessions,
     esl: node.esl,
+    router: node.router,
     sweep: () => sweeper.sweep(),
     sweepRecordings: (now) => node.recordings.sweep(now),
     synced: () => synced,
