@@ -30,6 +30,29 @@ export default tseslint.config(
       ],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       'import-x/no-cycle': 'error',
+      // A promise nobody awaits must not be able to reject unhandled (Node then ends the process):
+      // `void p.finally(f)` and `void p.then(f)` rethrow p's rejection, and `void session.serial()`
+      // drops it. Use background(p, log, what) from @voicegw/shared, or session.enqueue(task).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "UnaryExpression[operator='void'] > CallExpression[callee.property.name='finally']",
+          message:
+            'void p.finally(...) rethrows a rejection unhandled: use background(p, log, what).',
+        },
+        {
+          selector:
+            "UnaryExpression[operator='void'] > CallExpression[callee.property.name='then'][arguments.length=1]",
+          message: 'void p.then(f) rethrows a rejection unhandled: handle it, or use background().',
+        },
+        {
+          selector:
+            "UnaryExpression[operator='void'] > CallExpression[callee.property.name='serial']",
+          message:
+            'A queued task nobody awaits: use session.enqueue(task), which logs its failure.',
+        },
+      ],
       'no-restricted-imports': [
         'error',
         {

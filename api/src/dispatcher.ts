@@ -1,4 +1,4 @@
-import { createLogger } from '@voicegw/shared';
+import { closeOnSignals, createLogger } from '@voicegw/shared';
 import { loadDispatcherConfig } from './webhooks/config.js';
 import { startDispatcher } from './webhooks/start.js';
 
@@ -11,15 +11,4 @@ const logger = createLogger({
 });
 const dispatcher = await startDispatcher(config, { logger });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal }, 'shutting down');
-    dispatcher.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'unclean shutdown');
-        process.exit(1);
-      },
-    );
-  });
-}
+closeOnSignals(() => dispatcher.close(), config.SHUTDOWN_TIMEOUT_MS, logger);

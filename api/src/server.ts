@@ -1,4 +1,4 @@
-import { createLogger } from '@voicegw/shared';
+import { closeOnSignals, createLogger } from '@voicegw/shared';
 import { buildApp } from './app.js';
 import { loadApiConfig } from './config.js';
 
@@ -8,15 +8,4 @@ const logger = createLogger({ name: 'api', level: config.LOG_LEVEL, pretty: conf
 const app = await buildApp({ config, logger });
 await app.listen({ port: config.PORT, host: config.HOST });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal }, 'shutting down');
-    app.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'unclean shutdown');
-        process.exit(1);
-      },
-    );
-  });
-}
+closeOnSignals(() => app.close(), config.SHUTDOWN_TIMEOUT_MS, logger);

@@ -169,6 +169,12 @@ export const MediaNodeEnv = Type.Object({
     description: 'How long a recording is kept after it stops; then its URL answers 404.',
   }),
   RECORDING_SWEEP_INTERVAL_MS: ms(60_000, 50, 'How often expired recordings are deleted.'),
+  REDIS_COMMAND_TIMEOUT_MS: ms(
+    2000,
+    50,
+    'A Redis command without a reply in this time fails; writes the node owes (events, results, ' +
+      'acknowledgements) are then retried until Redis is back.',
+  ),
   DRAIN_TIMEOUT_SEC: Type.Integer({
     minimum: 0,
     default: 300,

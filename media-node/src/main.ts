@@ -1,7 +1,10 @@
 // Entrypoint: `tsx media-node/src/main.ts`. Configuration from the environment (config.ts).
-import { ConfigError, createLogger } from '@voicegw/shared';
+import { ConfigError, createLogger, exitWhenClosed } from '@voicegw/shared';
 import { loadMediaNodeConfig, type MediaNodeConfig } from './config.js';
-import { startMediaNode } from './node.js';
+import { DRAIN_KILL_WAIT_MS, startMediaNode } from './node.js';
+
+/** Beyond the deadlines of drain and close, before the process exits regardless. */
+const EXIT_MARGIN_MS = 5000;
 
 let config: MediaNodeConfig;
 try {
@@ -19,19 +22,23 @@ const log = createLogger({
 });
 const node = await startMediaNode(config, { logger: log });
 
-// SIGTERM (Kubernetes preStop, docker stop) drains; a second signal or SIGINT stops at once.
-let stopping = false;
-const stop = (signal: string, graceful: boolean): void => {
-  log.info({ signal }, graceful && !stopping ? 'draining' : 'stopping');
-  const done = graceful && !stopping ? node.drain() : node.close();
-  stopping = true;
-  done.then(
-    () => process.exit(0),
-    (err: unknown) => {
-      log.error({ err }, 'shutdown failed');
-      process.exit(1);
-    },
-  );
+// SIGTERM (Kubernetes preStop, docker stop) drains; SIGINT, or a signal while draining, closes
+// at once; a signal while closing changes nothing (closing is bounded by SHUTDOWN_TIMEOUT_MS).
+// A process-group signal (Ctrl-C under a launcher) arrives twice: neither may cut shutdown short.
+let phase: 'running' | 'draining' | 'closing' = 'running';
+const stop = (signal: NodeJS.Signals): void => {
+  if (phase === 'closing') {
+    log.info({ signal }, 'already stopping');
+    return;
+  }
+  const drain = signal === 'SIGTERM' && phase === 'running';
+  phase = drain ? 'draining' : 'closing';
+  log.info({ signal, active: node.sessions.size }, drain ? 'draining' : 'stopping');
+  const budgetMs =
+    (drain ? config.DRAIN_TIMEOUT_SEC * 1000 + DRAIN_KILL_WAIT_MS : 0) +
+    config.SHUTDOWN_TIMEOUT_MS +
+    EXIT_MARGIN_MS;
+  exitWhenClosed(drain ? node.drain() : node.close(), budgetMs, log);
 };
-process.on('SIGTERM', () => stop('SIGTERM', true));
-process.on('SIGINT', () => stop('SIGINT', false));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

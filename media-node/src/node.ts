@@ -7,7 +7,9 @@ import {
   LuaScripts,
   NodeRegistry,
   RedisKeys,
+  settledWithin,
   startOperatorServer,
+  untilWritten,
   type EventPublisher,
   type Logger,
   type OperatorServer,
@@ -50,6 +52,8 @@ export interface MediaNode {
   readonly metrics: NodeMetrics;
   readonly sessions: SessionRegistry;
   readonly esl: EslClient;
+  /** Where FreeSWITCH's events go (channels, background jobs). */
+  readonly router: EventRouter;
   /** SIGTERM: stop taking calls, let active ones finish up to DRAIN_TIMEOUT_SEC, then close. */
   drain(): Promise<void>;
   /** Stops at once (commands in execution finish), leaving calls to adoption or the sweeper. */
@@ -61,6 +65,9 @@ export interface MediaNode {
   /** Resolves when the resync after the latest (re)connect is done. */
   synced(): Promise<void>;
 }
+
+/** The least time a step of close() gets once the shutdown deadline has passed. */
+const STEP_FLOOR_MS = 200;
 
 class Runtime implements NodeContext {
   draining = false;
@@ -116,10 +123,17 @@ export async function startMediaNode(
   const base =
     options.logger ??
     createLogger({ name: 'media-node', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
-  const redis = createRedis(config.REDIS_URL, { name: 'media-node', commandTimeoutMs: 2000 });
+  const redis = createRedis(config.REDIS_URL, {
+    name: 'media-node',
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+  });
   const blocking = createRedis(config.REDIS_URL, { name: 'media-node:commands' });
   for (const connection of [redis, blocking])
     connection.on('error', (err) => base.warn({ err }, 'redis connection error'));
+  // What the node owes (events, command results, their acknowledgements) waits through a Redis
+  // outage; only the shutdown deadline gives up on it.
+  const giveUp = new AbortController();
+  const retry = untilWritten({ log: base, signal: giveUp.signal });
   const keys = new RedisKeys(config.REDIS_PREFIX);
   const registry = new NodeRegistry(redis, keys);
   const prefix = await registry.claimPrefix(config.NODE_NAME);
@@ -130,8 +144,8 @@ export async function startMediaNode(
     log,
     redis,
     keys,
-    new LuaScripts(redis),
-    createEventPublisher(config, redis),
+    new LuaScripts(redis, retry),
+    createEventPublisher(config, redis, retry),
   );
   await node.media.init();
   await node.recordings.start();
@@ -152,6 +166,7 @@ export async function startMediaNode(
     log,
     execute: (message) => executeCommand(node, message),
     expire: (message) => answerExpired(node, message),
+    retry,
   });
 
   node.router.unknownChannel = (event) => {
@@ -206,13 +221,25 @@ export async function startMediaNode(
   let closing: Promise<void> | undefined;
   const close = (closeOptions: CloseOptions = {}): Promise<void> =>
     (closing ??= (async () => {
-      await consumer.stop();
-      await sweeper.stop();
-      await node.recordings.close();
-      await metricsServer?.close();
-      await heartbeat.stop(closeOptions.retire ?? true);
-      await node.esl.stop();
-      await Promise.allSettled([redis.quit(), blocking.quit()]);
+      // Every step out has a deadline, whatever Redis or FreeSWITCH do: at SHUTDOWN_TIMEOUT_MS
+      // writes still waiting for Redis are abandoned (their commands stay pending in the stream
+      // for the next incarnation) and the steps left get a moment each.
+      const deadline = Date.now() + config.SHUTDOWN_TIMEOUT_MS;
+      const abandon = setTimeout(() => giveUp.abort(), config.SHUTDOWN_TIMEOUT_MS);
+      const step = (what: string, work: Promise<unknown>) =>
+        settledWithin(work, Math.max(STEP_FLOOR_MS, deadline - Date.now()), log, what);
+      await step('stopping the command consumer', consumer.stop());
+      await step('stopping the orphan sweeper', sweeper.stop());
+      await step('closing recordings', node.recordings.close());
+      await step('closing the metrics server', metricsServer?.close() ?? Promise.resolve());
+      await step('retiring the heartbeat', heartbeat.stop(closeOptions.retire ?? true));
+      await step('closing the event socket', node.esl.stop());
+      giveUp.abort();
+      clearTimeout(abandon);
+      await step('closing Redis', Promise.allSettled([redis.quit(), blocking.quit()]));
+      // quit() waits for replies a gone Redis never sends: the sockets go either way.
+      redis.disconnect();
+      blocking.disconnect();
       log.info('media node stopped');
     })());
 
@@ -222,6 +249,7 @@ export async function startMediaNode(
     metrics: node.metrics,
     sessions: node.sessions,
     esl: node.esl,
+    router: node.router,
     sweep: () => sweeper.sweep(),
     sweepRecordings: (now) => node.recordings.sweep(now),
     synced: () => synced,
@@ -236,6 +264,9 @@ export async function startMediaNode(
   };
 }
 
+/** How long the calls hung up at the drain deadline get to tear down. */
+export const DRAIN_KILL_WAIT_MS = 5000;
+
 /** Waits for the sessions to end; at the deadline hangs up the rest and waits for teardown. */
 async function drained(node: Runtime, timeoutMs: number): Promise<void> {
   if (!(await emptied(node.sessions, timeoutMs))) {
@@ -243,7 +274,7 @@ async function drained(node: Runtime, timeoutMs: number): Promise<void> {
     await Promise.allSettled(
       node.sessions.all().map((s) => node.esl.api(`uuid_kill ${s.channel.uuid} MANAGER_REQUEST`)),
     );
-    await emptied(node.sessions, 5000);
+    await emptied(node.sessions, DRAIN_KILL_WAIT_MS);
   }
 }
 

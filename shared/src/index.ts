@@ -1,5 +1,7 @@
 // The public surface of @voicegw/shared: contracts used by more than one process.
 export { createLogger, REDACTED_PATHS } from './logger.js';
+export { background, settledWithin } from './async/background.js';
+export { closeOnSignals, exitWhenClosed } from './async/shutdown.js';
 export type { Logger, LoggerSettings } from './logger.js';
 export { spawnRedis, freePort, redisServerAvailable, stopChild } from './dev/redis-server.js';
 export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';
@@ -54,6 +56,8 @@ export { RedisKeys } from './redis/keys.js';
 export { createRedis } from './redis/client.js';
 export type { RedisClientOptions } from './redis/client.js';
 export { LuaScripts } from './redis/scripts.js';
+export { untilWritten, writeOnce, isRedisUnavailable, RedisWriteAbandoned } from './redis/retry.js';
+export type { UntilWritten, UntilWrittenOptions } from './redis/retry.js';
 export type { ScriptName } from './redis/scripts.js';
 export { ScriptBatcher } from './redis/script-batcher.js';
 export type { BatchReply, ScriptBatcherOptions } from './redis/script-batcher.js';

@@ -18,9 +18,12 @@ export function startChild(
   onExit: (name: string, code: number | null) => void,
   index: number,
 ): Child {
+  // A process group of its own: Ctrl-C (or a signal to the launcher's group) reaches only the
+  // launcher, which stops the children one by one, each with one signal, in its order.
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   const tag = `\u001b[${COLORS[index % COLORS.length] ?? 36}m${name.padEnd(10)}\u001b[0m|`;
   for (const stream of [child.stdout, child.stderr]) {

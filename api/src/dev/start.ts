@@ -16,7 +16,7 @@ let redis: SpawnedRedis | undefined;
 if (!config.REDIS_URL) {
   const dir = resolve(config.DATA_DIR, 'redis');
   mkdirSync(dir, { recursive: true });
-  redis = await spawnRedis({ appendOnly: true, dir });
+  redis = await spawnRedis({ appendOnly: true, dir, detached: true });
 }
 const redisUrl = config.REDIS_URL ?? redis?.url ?? '';
 
@@ -101,4 +101,7 @@ async function shutdown(code: number): Promise<void> {
   process.exit(code);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(0));
+// `npm start` runs this file in node itself (node --import tsx), not under the tsx CLI, which
+// SIGKILLs its child ~60 ms after relaying a signal and would orphan the children mid-shutdown.
+// Every signal lands here; shutdown() runs once, so a second Ctrl-C changes nothing.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(0));

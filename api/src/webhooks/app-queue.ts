@@ -1,4 +1,4 @@
-import type { Logger } from '@voicegw/shared';
+import { background, type Logger } from '@voicegw/shared';
 import type { BusEvent } from '@voicegw/shared/bus';
 import type { Attempt, AttemptDeps } from './attempt.js';
 import { attemptDelivery } from './attempt.js';
@@ -268,7 +268,11 @@ export class AppQueue {
   private acknowledge(event: Pending): void {
     const ack = this.ctx.ack(event.bus);
     this.acks.add(ack);
-    void ack.finally(() => this.acks.delete(ack));
+    background(
+      ack.finally(() => this.acks.delete(ack)),
+      this.ctx.log,
+      'acknowledging an event',
+    );
   }
 
   private track(work: Promise<void>): void {
@@ -276,7 +280,11 @@ export class AppQueue {
       this.ctx.log.warn({ err, app_id: this.appId }, 'parking events failed'),
     );
     this.parks.add(tracked);
-    void tracked.finally(() => this.parks.delete(tracked));
+    background(
+      tracked.finally(() => this.parks.delete(tracked)),
+      this.ctx.log,
+      'parking events',
+    );
   }
 }
 

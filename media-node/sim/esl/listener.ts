@@ -3,7 +3,7 @@
 // blocking `api originate` holds the socket's commands, not its events).
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { Logger } from '@voicegw/shared';
+import { background, type Logger } from '@voicegw/shared';
 import type { SimSwitch } from '../core/switch.js';
 import { normalizeCause } from '../core/causes.js';
 import { MESSAGE_LATENCY_MS } from '../core/timing.js';
@@ -155,14 +155,18 @@ export class Listener {
     const [cmd = '', ...argv] = rest.split(' ');
     const arg = argv.join(' ');
     this.reply(`+OK Job-UUID: ${jobUuid}`, { 'Job-UUID': jobUuid });
-    void this.sw.api(cmd, arg).then((result) => {
-      const ev = this.sw.createEvent('BACKGROUND_JOB');
-      ev.headers.push(['Job-UUID', jobUuid], ['Job-Command', cmd]);
-      if (arg) ev.headers.push(['Job-Command-Arg', arg]);
-      ev.body = typeof result === 'string' ? result : result.body;
-      this.sw.fire(ev);
-      if (typeof result !== 'string') result.after?.();
-    });
+    background(
+      this.sw.api(cmd, arg).then((result) => {
+        const ev = this.sw.createEvent('BACKGROUND_JOB');
+        ev.headers.push(['Job-UUID', jobUuid], ['Job-Command', cmd]);
+        if (arg) ev.headers.push(['Job-Command-Arg', arg]);
+        ev.body = typeof result === 'string' ? result : result.body;
+        this.sw.fire(ev);
+        if (typeof result !== 'string') result.after?.();
+      }),
+      this.log,
+      `bgapi ${cmd}`,
+    );
   }
 
   private sendmsg(uuid: string, cmd: ClientCommand): void {

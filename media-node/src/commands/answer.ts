@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { DEFERRED_TIMEOUT_MS, describe, type SessionCommand } from './types.js';
+import { confirmation, DEFERRED_TIMEOUT_MS, describe, type SessionCommand } from './types.js';
 
 /**
  * answer: deferred. call.answered {command_uid, success} and command.result true once the
- * channel is answered; command.result false after 2000 ms without it.
+ * channel is answered; command.result false after 2000 ms without it, or when FreeSWITCH refuses.
+ * The command settles once: whichever of confirmation, timeout and refusal comes first reports,
+ * and the session's count of answer commands in flight drops once (a refusal after the timeout,
+ * an ESL reply later than 2000 ms, changes nothing).
  */
 export const answer: SessionCommand<'answer'> = {
   name: 'answer',
@@ -15,12 +18,14 @@ export const answer: SessionCommand<'answer'> = {
     const { channel } = session;
     const applicationUuid = randomUUID();
     session.answerCommands++;
-    let settle!: () => void;
-    const settled = new Promise<void>((resolve) => (settle = resolve));
-    const confirm = (answered: boolean): void => {
+    let settled = false;
+    const { confirmed, settle } = confirmation();
+    const finish = (answered: boolean, error: string): void => {
+      if (settled) return;
+      settled = true;
       session.answerCommands--;
-      void session
-        .serial(async () => {
+      settle(
+        session.serial(async () => {
           if (answered) {
             await session.publish({
               event: 'call.answered',
@@ -29,9 +34,9 @@ export const answer: SessionCommand<'answer'> = {
               success: true,
             });
           }
-          await ctx.result(answered, answered ? undefined : 'not answered within 2000 ms');
-        })
-        .finally(settle);
+          await ctx.result(answered, answered ? undefined : error);
+        }),
+      );
     };
     const cancel = channel.expect(
       (event) =>
@@ -39,16 +44,14 @@ export const answer: SessionCommand<'answer'> = {
         (event.name === 'CHANNEL_EXECUTE_COMPLETE' &&
           event.header('Application-UUID') === applicationUuid),
       DEFERRED_TIMEOUT_MS,
-      (event) => confirm(event !== undefined && channel.answered),
+      (event) => finish(event !== undefined && channel.answered, 'not answered within 2000 ms'),
     );
     try {
       await channel.execute('answer', '', applicationUuid);
     } catch (err) {
       cancel();
-      session.answerCommands--;
-      await ctx.result(false, describe(err));
-      return;
+      finish(false, describe(err));
     }
-    return { confirmed: settled };
+    return { confirmed };
   },
 };

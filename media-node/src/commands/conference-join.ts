@@ -3,6 +3,7 @@ import { parseRoomId } from '@voicegw/shared';
 import { BridgeError, BridgeLeg } from '../conference/bridge-leg.js';
 import { Membership, recordMembership } from '../conference/membership.js';
 import {
+  confirmation,
   DEFERRED_TIMEOUT_MS,
   describe,
   type CommandContext,
@@ -40,13 +41,12 @@ export const conferenceJoin: SessionCommand<'conference/join'> = {
     const applicationUuid = local ? randomUUID() : undefined;
     const membership = new Membership(session, roomId, applicationUuid);
     session.conference = membership;
-    let settle!: () => void;
-    const confirmed = new Promise<void>((resolve) => (settle = resolve));
+    const { confirmed, settle } = confirmation();
     membership.next('add-member', deadline - Date.now(), (event) => {
       if (event) return settle();
       const error = membership.failure ?? 'join not confirmed within 2000 ms';
       membership.close();
-      void session.serial(() => undo(ctx, roomId, error)).finally(settle);
+      settle(session.serial(() => undo(ctx, roomId, error)));
     });
     if (!applicationUuid) {
       const bridge = new BridgeLeg(membership, host);

@@ -1,7 +1,7 @@
 import { describe, type SessionCommand } from './types.js';
 import { memberOf } from './conference-member.js';
 import { recordMembership } from '../conference/membership.js';
-import { DEFERRED_TIMEOUT_MS } from './types.js';
+import { confirmation, DEFERRED_TIMEOUT_MS } from './types.js';
 
 /**
  * conference/leave: the api marked the session `leaving`. The member is kicked from the room
@@ -25,16 +25,15 @@ export const conferenceLeave: SessionCommand<'conference/leave'> = {
     }
     const { membership, roomId, memberId } = member;
     await session.playback?.stop();
-    let settle!: () => void;
-    const confirmed = new Promise<void>((resolve) => (settle = resolve));
+    const { confirmed, settle } = confirmation();
     membership.next('del-member', DEFERRED_TIMEOUT_MS, (event) => {
       if (event) return settle();
-      void session
-        .serial(async () => {
+      settle(
+        session.serial(async () => {
           await recordMembership(session, roomId, 'restore_joined');
           await ctx.result(false, 'leave not confirmed within 2000 ms');
-        })
-        .finally(settle);
+        }),
+      );
     });
     try {
       if (membership.bridge) await membership.bridge.hangup();

@@ -1,6 +1,7 @@
 import { recordMembership } from '../conference/membership.js';
 import { memberOf } from './conference-member.js';
 import {
+  confirmation,
   DEFERRED_TIMEOUT_MS,
   describe,
   type CommandContext,
@@ -26,16 +27,15 @@ async function setMuted(
   const { membership, roomId, memberId } = member;
   const action = muted ? 'mute' : 'unmute';
   const restore = muted ? 'unmuted' : 'muted';
-  let settle!: () => void;
-  const confirmed = new Promise<void>((resolve) => (settle = resolve));
+  const { confirmed, settle } = confirmation();
   membership.next(`${action}-member`, DEFERRED_TIMEOUT_MS, (event) => {
     if (event) return settle();
-    void session
-      .serial(async () => {
+    settle(
+      session.serial(async () => {
         await recordMembership(session, roomId, restore);
         await ctx.result(false, `${action} not confirmed within 2000 ms`);
-      })
-      .finally(settle);
+      }),
+    );
   });
   try {
     // A member in a room on another node: that node's FreeSWITCH has the room.

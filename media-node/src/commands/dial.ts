@@ -54,7 +54,10 @@ export async function dial(node: NodeContext, message: DialCommandMessage): Prom
       from: args.from,
     });
     const jobUuid = randomUUID();
-    node.router.expectJob(jobUuid, (event) => void session.serial(() => jobDone(session, event)));
+    node.router.expectJob(jobUuid, (event) => session.enqueue(() => jobDone(session, event)));
+    // The job's event is lost with the event socket that carried it: the session's end is the
+    // handler's end, whatever came of the job.
+    channel.once('gone', () => node.router.forgetJob(jobUuid));
     try {
       const reply = await node.esl.bgapi(`originate ${originateArgs(node, message)}`, jobUuid);
       if (!reply.startsWith('+OK')) throw new Error(reply);

@@ -85,7 +85,7 @@ async function run(ctx: CommandContext<'play_and_get_digits'>, deadline: number)
       finish();
       resolveStarted(false);
       const payload = collected(session, message.command_uid, args, variable, event);
-      void session.serial(() => session.publish(payload));
+      session.enqueue(() => session.publish(payload));
     }
   };
   const onGone = (): void => {

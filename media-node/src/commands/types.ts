@@ -21,6 +21,19 @@ export interface Pending {
 }
 
 /**
+ * A deferred command's confirmation, settled once: `settle()` when confirmed, `settle(report)`
+ * with the queued task that reports its failure, whose outcome it takes. It rejects when that
+ * report could not be published, so the command is not acknowledged without its result; if
+ * `start` failed first and nobody awaits it, the rejection is only logged by the session queue.
+ */
+export function confirmation(): Pending & { readonly settle: (report?: Promise<void>) => void } {
+  let settle!: (report?: Promise<void>) => void;
+  const confirmed = new Promise<void>((resolve) => (settle = resolve));
+  void confirmed.catch(() => undefined);
+  return { confirmed, settle };
+}
+
+/**
  * One session command, one file (jambonz task style). `start` runs in the session's serial
  * queue and returns once FreeSWITCH accepted the request; a deferred command returns its
  * Pending confirmation, which is awaited outside the queue before the stream entry is

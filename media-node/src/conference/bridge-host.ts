@@ -1,4 +1,5 @@
 import {
+  background,
   COMMAND_FIELD,
   encodeCommand,
   isSessionId,
@@ -61,7 +62,7 @@ export class BridgeHost {
     // After a restart of this node its legs are unknown: their conference events find them.
     node.router.onCustom(MAINTENANCE, (event) => {
       if (event.uuid && !this.legs.has(event.uuid) && isBridgeLeg(event, true))
-        void this.adopt(event);
+        background(this.adopt(event), this.node.log, 'adopting a bridge leg');
     });
   }
 

@@ -205,7 +205,7 @@ export class Membership {
       ...(this.memberId ? { member_id: this.memberId } : {}),
       muted: this.muted,
     };
-    void session.serial(async () => {
+    session.enqueue(async () => {
       await recordMembership(session, this.roomId, change, this.memberId);
       await session.publish(payload);
     });

@@ -32,6 +32,11 @@ export class EventRouter {
     return this.channels.get(uuid);
   }
 
+  /** Background jobs whose BACKGROUND_JOB is still awaited. */
+  get pendingJobs(): number {
+    return this.jobs.size;
+  }
+
   expectJob(jobUuid: string, handler: Handler): void {
     this.jobs.set(jobUuid, handler);
   }

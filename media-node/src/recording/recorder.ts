@@ -210,7 +210,7 @@ export class Recorder {
   private watchHangup(session: Session): () => void {
     const { channel } = session;
     const finish = (): void => {
-      void session.serial(async () => {
+      session.enqueue(async () => {
         const done = await this.complete(session);
         if (done) await this.publishCompleted(session, done);
       });

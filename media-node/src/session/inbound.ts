@@ -97,7 +97,7 @@ async function admit(node: NodeContext, call: InboundCall, channel: Channel): Pr
   node.sessions.add(session);
   node.metrics.inboundCalls.inc({ outcome: 'accepted' });
   watchSession(session);
-  void session.serial(async () => {
+  session.enqueue(async () => {
     await session.publish({
       event: 'call.new',
       session_uuid: id,

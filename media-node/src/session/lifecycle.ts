@@ -18,18 +18,18 @@ export function watchSession(session: Session): void {
         if (session.direction !== 'outbound' || session.reported.ringing || channel.answered)
           return;
         session.reported.ringing = true;
-        void session.serial(() => progress(session, 'session.ringing', 'ringing'));
+        session.enqueue(() => progress(session, 'session.ringing', 'ringing'));
         return;
       case 'CHANNEL_PROGRESS_MEDIA':
         if (session.direction !== 'outbound' || session.reported.earlyMedia || channel.answered)
           return;
         session.reported.earlyMedia = true;
-        void session.serial(() => progress(session, 'session.early_media', 'early_media'));
+        session.enqueue(() => progress(session, 'session.early_media', 'early_media'));
         return;
       case 'CHANNEL_ANSWER': {
         // An answer command in flight reports this answer itself, with its command_uid.
         const byCommand = session.answerCommands > 0;
-        void session.serial(() => answered(session, byCommand));
+        session.enqueue(() => answered(session, byCommand));
         return;
       }
       case 'DTMF': {
@@ -40,13 +40,13 @@ export function watchSession(session: Session): void {
           digit: event.header('DTMF-Digit') ?? '',
           duration_ms: Math.round(Number(event.header('DTMF-Duration') ?? 0) / 8) || 0,
         };
-        void session.serial(() => session.publish(payload));
+        session.enqueue(() => session.publish(payload));
         return;
       }
       case 'CHANNEL_HANGUP_COMPLETE': {
         const cause = mapHangupCause(event.header('Hangup-Cause'), channel.answered);
         const duration = billedSeconds(event, channel.answeredAt);
-        void session.serial(() => endSession(session, cause, duration));
+        session.enqueue(() => endSession(session, cause, duration));
         return;
       }
     }

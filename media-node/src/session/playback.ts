@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { background } from '@voicegw/shared';
 import type { FsEvent } from '../esl/event.js';
 import type { Session } from './session.js';
 
@@ -115,7 +116,7 @@ export class Playback {
       case 'PLAYBACK_START':
         if (!this.executing || this.started) return;
         this.markStarted();
-        if (this.superseded) void this.break();
+        if (this.superseded) background(this.break(), this.session.log, 'uuid_break');
         else if (this.kind === 'files') {
           const payload = {
             event: 'playback.started' as const,
@@ -124,7 +125,7 @@ export class Playback {
             urls: [...this.urls],
             file_path: this.urls.join(','),
           };
-          void this.session.serial(() => this.session.publish(payload));
+          this.session.enqueue(() => this.session.publish(payload));
         }
         return;
       case 'PLAYBACK_STOP':
@@ -164,7 +165,7 @@ export class Playback {
         offset_ms: Math.max(0, Math.round(this.offsetMs)),
         duration_ms: Math.max(0, now - this.startedAt - paused),
       };
-      void session.serial(() => session.publish(payload));
+      session.enqueue(() => session.publish(payload));
     }
     this.onEnd();
     this.resolveEnd(response);

@@ -66,6 +66,17 @@ export class Session {
     return run;
   }
 
+  /**
+   * Queues `task` for work nobody awaits (an ESL event, a timer): its failure is logged by the
+   * queue and never left unhandled, which would end the process; `done` runs once it settled.
+   */
+  enqueue(task: () => Promise<unknown>, done?: () => void): void {
+    void this.serial(task).then(
+      () => done?.(),
+      () => done?.(),
+    );
+  }
+
   /** Publishes one of this session's events, with the dial metadata when there is some. */
   async publish<N extends EventName>(payload: EventPayload<N>): Promise<void> {
     await this.node.events.publish(this.appId, payload, this.metadata);

@@ -48,13 +48,12 @@ export async function recordHangup(node: NodeContext, record: HangupRecord): Pro
   return done;
 }
 
-const RETRY_MS = [100, 500, 1000, 2000, 5000];
-
 /**
  * Ends a session this node owns: call.hangup (once), then the session leaves the registry and
- * its channel object is finished. Redis trouble is retried, since a lost call.hangup would
- * leave the app waiting for a call that is over. `orphaned`: the channel vanished (FreeSWITCH
- * restarted), the hangup is synthetic.
+ * its channel object is finished. The script waits through a Redis outage (the node's scripts
+ * retry until Redis is back, up to the shutdown deadline), since a lost call.hangup would leave
+ * the app waiting for a call that is over. `orphaned`: the channel
+ * vanished (FreeSWITCH restarted), the hangup is synthetic.
  */
 export async function endSession(
   session: Session,
@@ -73,26 +72,13 @@ export async function endSession(
     membership.close();
     await recordMembership(session, membership.roomId, 'left').catch(() => undefined);
   }
-  const record: HangupRecord = {
+  await recordHangup(node, {
     sessionId: session.id,
     appId: session.appId,
     metadata: session.metadata,
     cause,
     durationSeconds,
     reason,
-  };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await recordHangup(node, record);
-      session.log.info({ cause, durationSeconds }, 'session ended');
-      return;
-    } catch (err) {
-      const delay = RETRY_MS[attempt];
-      if (delay === undefined) {
-        session.log.error({ err }, 'call.hangup could not be published');
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
+  });
+  session.log.info({ cause, durationSeconds }, 'session ended');
 }

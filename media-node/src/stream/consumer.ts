@@ -1,9 +1,12 @@
 import {
   COMMAND_FIELD,
   decodeCommand,
+  isRedisUnavailable,
+  writeOnce,
   type CommandMessage,
   type Logger,
   type SessionCommandMessage,
+  type UntilWritten,
 } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import { isExpired } from './command-failure.js';
@@ -28,6 +31,8 @@ export interface ConsumerOptions {
   readonly execute: (message: CommandMessage) => Promise<void>;
   /** Answers a command past its deadline (command.result, success false). */
   readonly expire: (message: SessionCommandMessage) => Promise<void>;
+  /** How hard an XACK tries (the node's waits through a Redis outage); once by default. */
+  readonly retry?: UntilWritten;
 }
 
 type Entry = [id: string, fields: string[]];
@@ -156,8 +161,18 @@ export class CommandConsumer {
       ? this.o.expire(message)
       : this.o.execute(message);
     const done = run
-      .catch((err: unknown) => this.o.log.error({ err, id, kind: message.kind }, 'command failed'))
-      .then(() => this.ack(id))
+      .then(
+        () => this.ack(id),
+        (err: unknown) => {
+          // A result that never reached Redis: the entry stays pending, so it is not lost.
+          if (isRedisUnavailable(err)) {
+            this.o.log.error({ err, id, kind: message.kind }, 'command left pending: no Redis');
+            return;
+          }
+          this.o.log.error({ err, id, kind: message.kind }, 'command failed');
+          return this.ack(id);
+        },
+      )
       .finally(() => {
         this.inflight.delete(id);
         this.startNext();
@@ -169,9 +184,10 @@ export class CommandConsumer {
   }
 
   private async ack(id: string): Promise<void> {
-    await this.o.redis
-      .xack(this.o.stream, this.o.group, id)
-      .catch((err: unknown) => this.o.log.warn({ err, id }, 'XACK failed'));
+    const { redis, stream, group, retry = writeOnce } = this.o;
+    await retry('XACK', () => redis.xack(stream, group, id)).catch((err: unknown) =>
+      this.o.log.warn({ err, id }, 'XACK failed'),
+    );
   }
 
   /** Claims what dead consumers left pending, forgets idle empty consumers, trims the stream. */

@@ -166,12 +166,17 @@ export interface Proxy {
   /** Cuts every connection and refuses new ones until `up()`. */
   down(): void;
   up(): void;
+  /** Holds back what FreeSWITCH sends (replies, events) until `release()`; requests still pass. */
+  hold(): void;
+  release(): void;
   close(): Promise<void>;
 }
 
 export async function startProxy(targetPort: number): Promise<Proxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<{ client: Socket; upstream: Socket }>();
   let refusing = false;
+  let held = false;
   const server: Server = createServer((client) => {
     if (refusing) {
       client.resetAndDestroy();
@@ -184,6 +189,9 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
       s.on('error', () => undefined);
     }
     client.pipe(upstream).pipe(client);
+    const pair = { client, upstream };
+    pairs.add(pair);
+    client.on('close', () => pairs.delete(pair));
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -200,6 +208,16 @@ export async function startProxy(targetPort: number): Promise<Proxy> {
     },
     up: () => {
       refusing = false;
+    },
+    hold: () => {
+      if (held) return;
+      held = true;
+      for (const { client, upstream } of pairs) upstream.unpipe(client);
+    },
+    release: () => {
+      if (!held) return;
+      held = false;
+      for (const { client, upstream } of pairs) upstream.pipe(client);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -7,6 +7,7 @@ import {
   type LogEntry,
   type Producer,
 } from 'kafkajs';
+import { background } from '../async/background.js';
 import type { Logger } from '../logger.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { LeaseKeeper } from './lease.js';
@@ -123,7 +124,7 @@ export class KafkaEventBus implements EventBus {
     });
     await this.router.tick();
     this.routerTimer = setInterval(
-      () => void this.router.tick(),
+      () => background(this.router.tick(), this.o.log, 'routing tick'),
       Math.max(100, Math.floor(this.o.leaseTtlMs / 3)),
     );
   }
@@ -180,7 +181,8 @@ export class KafkaEventBus implements EventBus {
   /** A rebalance: partitions no longer ours are revoked, new ones prepared. */
   private reassign(partitions: readonly number[]): void {
     for (const partition of [...this.tracks.keys()]) {
-      if (!partitions.includes(partition)) void this.revoke(partition);
+      if (!partitions.includes(partition))
+        background(this.revoke(partition), this.o.log, 'revoking a partition');
     }
     for (const partition of partitions) {
       if (this.tracks.has(partition)) continue;

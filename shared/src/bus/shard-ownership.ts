@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { background } from '../async/background.js';
 import type { Logger } from '../logger.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { heartbeat, shuffled } from './dispatchers.js';
@@ -144,6 +145,10 @@ export class ShardOwnership {
       await shard.lease.release();
     })().catch((err: unknown) => this.o.log.warn({ err, shard: shard.name }, 'release failed'));
     this.releases.add(done);
-    void done.finally(() => this.releases.delete(done));
+    background(
+      done.finally(() => this.releases.delete(done)),
+      this.o.log,
+      'releasing a shard',
+    );
   }
 }

@@ -17,4 +17,11 @@ export const CommonEnv = {
     { default: 'info', description: 'pino log level.' },
   ),
   LOG_PRETTY: BooleanFlag(false, 'Human-readable log lines instead of JSON (development).'),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 10_000,
+    description:
+      'On SIGTERM, how long closing may take (after a media node has drained its calls): work ' +
+      'still waiting then, for Redis above all, is abandoned and the process exits.',
+  }),
 } as const;

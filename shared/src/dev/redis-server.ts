@@ -9,6 +9,8 @@ export interface SpawnedRedis {
   readonly url: string;
   readonly port: number;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash: what AOF has written survives (tests of a Redis restart). */
+  kill(): Promise<void>;
 }
 
 const INSTALL_HINT =
@@ -39,6 +41,8 @@ export interface SpawnRedisOptions {
   readonly appendOnly: boolean;
   readonly port?: number;
   readonly dir?: string;
+  /** A process group of its own, so that a signal to the caller's group does not reach it. */
+  readonly detached?: boolean;
 }
 
 export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRedis> {
@@ -60,7 +64,10 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRed
     '--appendfsync',
     'everysec',
   ];
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+  });
   await waitForReady(child, port);
   return {
     url: `redis://127.0.0.1:${port}`,
@@ -68,6 +75,12 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRed
     stop: async () => {
       await stopChild(child);
       if (ownsDir) rmSync(dir, { recursive: true, force: true });
+    },
+    kill: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

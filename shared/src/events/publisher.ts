@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { newEventId } from '../ids.js';
 import type { RedisKeys } from '../redis/keys.js';
+import { writeOnce, type UntilWritten } from '../redis/retry.js';
 import type { EventEnvelope } from './envelope.js';
 import type { EventName } from './names.js';
 import type { EventPayload } from './payloads.js';
@@ -57,11 +58,14 @@ export function eventArgs<N extends EventName>(
 /**
  * Appends events to the Redis event stream: the default bus on one machine, and what tests read.
  * Entries carry the app id as its own field so consumers can shard without parsing the body.
+ * With an UntilWritten, a publish waits through a Redis outage, retrying the same entry (the
+ * same event_id, so a receiver can drop the copy of an XADD whose reply alone was lost).
  */
 export class RedisStreamPublisher implements EventPublisher {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
+    private readonly retry: UntilWritten = writeOnce,
   ) {}
 
   async publish<N extends EventName>(
@@ -70,7 +74,8 @@ export class RedisStreamPublisher implements EventPublisher {
     metadata?: Record<string, unknown>,
   ): Promise<EventEnvelope<N>> {
     const event = envelope(appId, payload, metadata);
-    await this.redis.xadd(this.keys.events(), '*', ...entryFields(event));
+    const fields = entryFields(event);
+    await this.retry(payload.event, () => this.redis.xadd(this.keys.events(), '*', ...fields));
     return event;
   }
 }

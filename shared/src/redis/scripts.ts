@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
+import { writeOnce, type UntilWritten } from './retry.js';
 import { ScriptCall } from './script-call.js';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
@@ -71,9 +72,21 @@ const SCRIPTS = new Map(readScripts().map((script) => [script.name, script]));
  * of keys comes from the file name, BullMQ style.
  */
 export class LuaScripts {
-  constructor(private readonly redis: Redis) {}
+  /** `retry`: how hard a run tries; once by default. */
+  constructor(
+    private readonly redis: Redis,
+    private readonly retry: UntilWritten = writeOnce,
+  ) {}
 
-  async run(
+  run(
+    name: ScriptName,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
+    return this.retry(name, () => this.runOnce(name, keys, args));
+  }
+
+  private async runOnce(
     name: ScriptName,
     keys: readonly string[],
     args: readonly (string | number)[],
