@@ -7,7 +7,7 @@ import { recordHangup } from '../session/teardown.js';
  * The orphan sweeper: one media node at a time cluster-wide (a Redis lock, SET NX PX) finds
  * sessions whose node's heartbeat is gone, or whose channel a resync found gone, and once
  * ORPHAN_TIMEOUT_MS have passed gives each exactly one synthetic call.hangup (failed, duration
- * 0). Exactly once does not rest on the lock: endSession-3.lua marks and publishes atomically.
+ * 0). Exactly once does not rest on the lock: endSession-6.lua marks and publishes atomically.
  */
 export class OrphanSweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -77,6 +77,7 @@ export class OrphanSweeper {
     const published = await recordHangup(node, {
       sessionId: id,
       appId: session?.app_id ?? '',
+      direction: session?.direction ?? 'inbound',
       metadata: session?.metadata,
       cause: 'failed',
       durationSeconds: 0,
