@@ -1,5 +1,6 @@
 import { HANGUP_CAUSES } from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
+import { PageQuery } from '../conferences/schemas.js';
 
 // Schemas of the session reads (GET /sessions, GET /sessions/{uuid}); the domain's types derive
 // from them, and the SDK's types from the OpenAPI document they produce.
@@ -54,11 +55,7 @@ export const SessionList = Type.Object({
 export type SessionList = Static<typeof SessionList>;
 
 export const SessionListQuery = Type.Object({
-  limit: Type.Integer({
-    minimum: 1,
-    default: SESSIONS_LIMIT.default,
-    description: `Page size, default ${SESSIONS_LIMIT.default}; larger values are clamped to ${SESSIONS_LIMIT.max}.`,
-  }),
+  limit: PageQuery(SESSIONS_LIMIT).properties.limit,
   cursor: Type.Optional(
     Type.String({ description: 'The `next_cursor` of the previous page, passed back unchanged.' }),
   ),
