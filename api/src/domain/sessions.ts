@@ -46,7 +46,8 @@ export async function listSessions(
     // An index entry can outlive its hash by a moment (expiry is pruned on the next hangup).
     if (hash.app_id !== appId) return [];
     const session = parseSession(hash);
-    // A session that ended between the two reads is still shown, with its current state.
+    // One that ended between the two reads is no longer what `status=active` asks for.
+    if (args.status === 'active' && session.ended_at !== undefined) return [];
     return [toSession(item.id, session)];
   });
   return { sessions, next_cursor: page.next ? encodeCursor(page.next) : null };

@@ -100,8 +100,8 @@ describe('a media node that dies', () => {
       url: '/api/v1/sessions?status=active',
       headers: tenant.headers,
     });
-    const ids = active.json<{ sessions: { session_uuid: string }[] }>().sessions;
-    expect(ids.map((s) => s.session_uuid)).not.toContain(session);
+    const listed = active.json<{ sessions: { session_uuid: string }[] }>().sessions;
+    expect(listed.map((s) => s.session_uuid)).not.toContain(session);
   });
 });
 
