@@ -7,7 +7,14 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', 'bench/report/**', 'charts/**', '**/*.mjs', 'loadtest/**/*.js'],
+    ignores: [
+      '**/node_modules/**',
+      'bench/report/**',
+      'sdk/dist/**',
+      'charts/**',
+      '**/*.mjs',
+      'loadtest/**/*.js',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -68,6 +75,24 @@ export default tseslint.config(
               message:
                 'Import another workspace through its package entry (@voicegw/<name>, or a ' +
                 'subpath it exports such as @voicegw/shared/bus).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The SDK is published on its own: its sources import nothing of the other workspaces (its
+    // types come from sdk/src/contract.ts, generated from their schemas).
+    files: ['sdk/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@voicegw/*', '../../*'],
+              message: 'The published SDK cannot import the gateway; use sdk/src/contract.ts.',
             },
           ],
         },

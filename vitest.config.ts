@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: [
-      '{shared,api,media-node}/test/**/*.test.ts',
+      '{shared,api,media-node,sdk}/test/**/*.test.ts',
       'loadtest/receiver/test/*.test.ts',
       'bench/test/*.test.ts',
     ],

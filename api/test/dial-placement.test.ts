@@ -124,17 +124,24 @@ describe('dial placement', () => {
 
 describe('placeDial script', () => {
   // The api picks a node, then the script re-checks it: the node may drain or die in between.
-  const run = async (t: TestApi, tenant: TestTenant, node: string) =>
-    t.app.scripts.run(
+  const run = async (t: TestApi, tenant: TestTenant, node: string) => {
+    const id = `${node}-00000000-0000-4000-8000-000000000000`;
+    const index = t.keys.appSessions(tenant.appId, 'live', 'outbound');
+    const code = await t.app.scripts.run(
       'placeDial',
       [
         t.keys.appCids(tenant.appId),
         t.keys.nodeHeartbeat(node),
-        t.keys.session(`${node}-00000000-0000-4000-8000-000000000000`),
+        t.keys.session(id),
         t.keys.commandStream(node),
+        index,
       ],
-      [FROM, '{}', 'app_id', tenant.appId],
+      [FROM, '{}', Date.now(), id, 'app_id', tenant.appId],
     );
+    // A refused dial leaves no entry in the app's session index either.
+    expect(await t.redis.zscore(index, id)).toBeNull();
+    return code;
+  };
 
   it('refuses a node that started draining after it was picked', async () => {
     const { api, tenant } = await setup();

@@ -57,6 +57,8 @@ const APP_ROUTES = [
   'POST /api/v1/conferences/{room_id}/volume',
   'POST /api/v1/dial',
   'GET /api/v1/dial/{session_uuid}',
+  'GET /api/v1/sessions',
+  'GET /api/v1/sessions/{uuid}',
   'GET /api/v1/sessions/{uuid}/recording/file.wav',
   'GET /api/v1/sessions/{uuid}/recording/{recording_id}.wav',
 ];

@@ -127,8 +127,13 @@ describe('docs/quickstart.md, run as written against npm start', () => {
       PORT: String(hook),
       API: `http://127.0.0.1:${api}`,
     });
-    await until('the receiver', () => (receiver.output.includes('receiver on') ? true : undefined));
-  }, 30_000);
+    // The receiver's block builds the SDK first (tsc), which a loaded host takes a while for.
+    await until(
+      'the receiver',
+      () => (receiver.output.includes('receiver on') ? true : undefined),
+      STARTUP_MS,
+    );
+  }, STARTUP_MS + 10_000);
 
   afterAll(async () => {
     await Promise.all([receiver?.stop(), gateway?.stop()]);
@@ -140,7 +145,10 @@ describe('docs/quickstart.md, run as written against npm start', () => {
       receiverFile,
     ]);
     expect(launcherBlock).toBe('ADMIN_API_KEY=admin-secret-0123456789 npm start\n');
-    expect(receiverBlock).toBe('node docs/quickstart/receiver.mjs\n');
+    expect(receiverBlock).toBe(
+      'npm run build -w sdk   # builds @voicegw/sdk here; an application runs `npm install @voicegw/sdk`\n' +
+        'node docs/quickstart/receiver.mjs\n',
+    );
     expect(steps).toHaveLength(5);
   });
 

@@ -53,6 +53,7 @@ export type {
 } from './commands/stream.js';
 
 export { RedisKeys } from './redis/keys.js';
+export type { SessionDirection, SessionIndexState } from './redis/keys.js';
 export { createRedis } from './redis/client.js';
 export type { RedisClientOptions } from './redis/client.js';
 export { LuaScripts } from './redis/scripts.js';
@@ -62,7 +63,7 @@ export type { ScriptName } from './redis/scripts.js';
 export { ScriptBatcher } from './redis/script-batcher.js';
 export type { BatchReply, ScriptBatcherOptions } from './redis/script-batcher.js';
 
-export { SessionStore, parseSession, sessionFields } from './sessions/record.js';
+export { SessionStore, addSession, parseSession, sessionFields } from './sessions/record.js';
 export type { SessionRecord, NewSession, ConferenceState, DialStatus } from './sessions/record.js';
 export {
   RecordingStore,

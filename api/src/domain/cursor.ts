@@ -88,3 +88,47 @@ function pairs(reply: readonly string[]): Position[] {
   }
   return items;
 }
+
+/**
+ * Reads up to `limit` items before `before` (from the newest without it) across several sorted
+ * sets, in descending (score, member) order, in one round trip: per set, the items sharing the
+ * cursor's score and a page of the items scored below it. The session list reads its indexes
+ * (live and ended, inbound and outbound) this way, newest first.
+ */
+export async function newestPageOf(
+  redis: Redis,
+  keys: readonly string[],
+  limit: number,
+  before: Position | undefined,
+): Promise<Page> {
+  const multi = redis.multi();
+  for (const key of keys) {
+    if (before === undefined) {
+      multi.zrange(key, '+inf', '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, limit + 1, 'WITHSCORES');
+    } else {
+      multi.zrange(key, before.score, before.score, 'BYSCORE', 'WITHSCORES');
+      multi.zrange(
+        key,
+        `(${before.score}`,
+        '-inf',
+        'BYSCORE',
+        'REV',
+        'LIMIT',
+        0,
+        limit + 1,
+        'WITHSCORES',
+      );
+    }
+  }
+  const replies = (await multi.exec()) ?? [];
+  const items = replies
+    .flatMap(([error, reply]) => {
+      if (error) throw error;
+      return pairs(reply as string[]);
+    })
+    .filter((item) => before === undefined || item.score < before.score || item.id < before.id)
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const page = items.slice(0, limit);
+  const last = page.at(-1);
+  return { items: page, next: items.length > limit && last ? last : undefined };
+}

@@ -23,7 +23,7 @@ export interface DialState {
   readonly started_at: string;
 }
 
-/** Negative results of placeDial-4.lua, turned into catalogue errors in this one place. */
+/** Negative results of placeDial-5.lua, turned into catalogue errors in this one place. */
 const SCRIPT_ERRORS: Record<number, ErrorCode> = {
   [-1]: 'CID_NOT_ALLOWED',
   [-2]: 'NO_FS_CAPACITY',
@@ -33,7 +33,7 @@ const SCRIPT_ERRORS: Record<number, ErrorCode> = {
 /**
  * Originates an outbound call: picks the least-loaded live node that accepts outbound calls,
  * then creates the session and enqueues the originate on that node's stream atomically
- * (placeDial-4.lua). The answer never waits for FreeSWITCH; progress arrives as events.
+ * (placeDial-5.lua). The answer never waits for FreeSWITCH; progress arrives as events.
  */
 export async function placeDial(
   app: FastifyInstance,
@@ -88,8 +88,9 @@ async function place(app: FastifyInstance, appId: string, args: DialArgs): Promi
         keys.nodeHeartbeat(node.prefix),
         keys.session(id),
         keys.commandStream(node.prefix),
+        keys.appSessions(appId, 'live', 'outbound'),
       ],
-      [args.from, encodeCommand(message), ...Object.entries(fields).flat()],
+      [args.from, encodeCommand(message), now.getTime(), id, ...Object.entries(fields).flat()],
     ),
   );
   if (code === 0) return { session_uuid: id, status: 'dialing' };

@@ -10,7 +10,7 @@ import { endOrphan } from './orphan.js';
  * it gives each of the node's sessions, and each session whose channel a resync found gone that
  * its node could not end itself, exactly one synthetic call.hangup (failed, duration 0): always
  * after the session's commands were answered. Exactly once does not rest on the lock:
- * failDeadCommands-3.lua and endSession-3.lua each mark and publish atomically.
+ * failDeadCommands-3.lua and endSession-6.lua each mark and publish atomically.
  */
 export class OrphanSweeper {
   private timer: NodeJS.Timeout | undefined;

@@ -1,4 +1,4 @@
-import { sessionFields, sessionId } from '@voicegw/shared';
+import { addSession, sessionId } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import { Channel, ChannelState } from './channel.js';
@@ -72,18 +72,14 @@ async function admit(node: NodeContext, call: InboundCall, channel: Channel): Pr
     return refuse(node, channel, REJECTED, 'rejected');
   }
 
-  await node.redis
-    .multi()
-    .hset(
-      keys.session(id),
-      sessionFields({
-        app_id: appId,
-        node: node.prefix,
-        direction: 'inbound',
-        caller_id: call.callerId,
-        did: call.did,
-      }),
-    )
+  await addSession(node.redis.multi(), keys, id, {
+    app_id: appId,
+    node: node.prefix,
+    direction: 'inbound',
+    caller_id: call.callerId,
+    did: call.did,
+    ...(channel.answeredAt === undefined ? {} : { answered_at: channel.answeredAt }),
+  })
     .sadd(keys.nodeSessions(node.prefix), id)
     .exec();
 

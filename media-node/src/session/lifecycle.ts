@@ -54,10 +54,18 @@ export function watchSession(session: Session): void {
 }
 
 /** The session hash's dial status, unless the session ended meanwhile. */
-export async function setDialStatus(session: Session, status: DialStatus): Promise<void> {
+export async function setDialStatus(
+  session: Session,
+  status: DialStatus,
+  ...fields: string[]
+): Promise<void> {
   if (session.direction !== 'outbound') return;
+  await updateSession(session, 'dial_status', status, ...fields);
+}
+
+async function updateSession(session: Session, ...fields: string[]): Promise<void> {
   const { node } = session;
-  await node.scripts.run('updateSession', [node.keys.session(session.id)], ['dial_status', status]);
+  await node.scripts.run('updateSession', [node.keys.session(session.id)], fields);
 }
 
 async function progress(
@@ -78,8 +86,12 @@ async function progress(
 async function answered(session: Session, byCommand: boolean): Promise<void> {
   if (session.ended) return;
   if (!byCommand) await session.publish({ event: 'call.answered', session_uuid: session.id });
-  if (session.direction !== 'outbound') return;
-  await setDialStatus(session, 'answered');
+  const answeredAt = String(session.channel.answeredAt ?? Date.now());
+  if (session.direction !== 'outbound') {
+    await updateSession(session, 'answered_at', answeredAt);
+    return;
+  }
+  await setDialStatus(session, 'answered', 'answered_at', answeredAt);
   if (session.maxDurationSec) {
     const reply = await session.channel.api(
       `sched_hangup +${session.maxDurationSec} ${session.channel.uuid} ALLOTTED_TIMEOUT`,

@@ -1,4 +1,10 @@
-import { eventArgs, parseSessionId, type EventPayload, type HangupCause } from '@voicegw/shared';
+import {
+  eventArgs,
+  parseSessionId,
+  type EventPayload,
+  type HangupCause,
+  type SessionDirection,
+} from '@voicegw/shared';
 import { recordMembership } from '../conference/membership.js';
 import type { NodeContext } from '../context.js';
 import type { Session } from './session.js';
@@ -6,6 +12,7 @@ import type { Session } from './session.js';
 export interface HangupRecord {
   readonly sessionId: string;
   readonly appId: string;
+  readonly direction: SessionDirection;
   readonly metadata: Record<string, unknown> | undefined;
   readonly cause: HangupCause;
   readonly durationSeconds: number;
@@ -14,7 +21,7 @@ export interface HangupRecord {
 }
 
 /**
- * Publishes a session's call.hangup and marks it ended in one atomic step (endSession-3.lua):
+ * Publishes a session's call.hangup and marks it ended in one atomic step (endSession-6.lua):
  * true when this call published it, false when the session had already ended elsewhere.
  */
 export async function recordHangup(node: NodeContext, record: HangupRecord): Promise<boolean> {
@@ -28,7 +35,14 @@ export async function recordHangup(node: NodeContext, record: HangupRecord): Pro
   const owner = parseSessionId(record.sessionId)?.prefix ?? node.prefix;
   const published = await node.scripts.run(
     'endSession',
-    [keys.session(record.sessionId), keys.nodeSessions(owner), keys.events()],
+    [
+      keys.session(record.sessionId),
+      keys.nodeSessions(owner),
+      keys.events(),
+      keys.appSessions(record.appId, 'live', record.direction),
+      keys.appSessions(record.appId, 'ended', record.direction),
+      keys.appSessionsExpiry(record.appId, record.direction),
+    ],
     [
       record.sessionId,
       ...eventArgs(record.appId, payload, record.metadata),
@@ -36,6 +50,8 @@ export async function recordHangup(node: NodeContext, record: HangupRecord): Pro
       record.reason,
       node.config.SESSION_GRACE_SEC * 1000,
       record.reason === 'orphaned' ? '1' : '0',
+      payload.hangup_cause,
+      payload.duration_seconds,
     ],
   );
   const done = Number(published) === 1;
@@ -75,6 +91,7 @@ export async function endSession(
   await recordHangup(node, {
     sessionId: session.id,
     appId: session.appId,
+    direction: session.direction,
     metadata: session.metadata,
     cause,
     durationSeconds,

@@ -157,6 +157,10 @@ describe.concurrent('recording', () => {
     const latest = await get(`/api/v1/sessions/${session}/recording/file.wav`);
     expect(latest.statusCode).toBe(200);
     expect(latest.rawPayload.equals(res.rawPayload)).toBe(true);
+    // GET /sessions/{uuid} lists it among the session's recordings.
+    const recordingId = /([0-9a-f-]{36})\.wav$/.exec(url)?.[1];
+    const read = await get(`/api/v1/sessions/${session}`);
+    expect(read.json()).toMatchObject({ recording_ids: [recordingId] });
     // The recording's silence stream is the command's own business: no playback events.
     expect(events.filter((e) => String(e.event).startsWith('playback.'))).toEqual([]);
   });

@@ -84,6 +84,24 @@ describe('a media node that dies', () => {
     expect(hangups).toHaveLength(1);
     expect(await stack.redis.hget(stack.keys.session(session), 'end_reason')).toBe('orphaned');
     expect(await stack.redis.sismember(stack.keys.nodeSessions(victim.prefix), session)).toBe(0);
+    // The api lists it as ended, with the synthetic hangup's cause, no longer as active.
+    const read = await stack.api.inject({
+      method: 'GET',
+      url: `/api/v1/sessions/${session}`,
+      headers: tenant.headers,
+    });
+    expect(read.json()).toMatchObject({
+      status: 'ended',
+      hangup_cause: 'failed',
+      duration_seconds: 0,
+    });
+    const active = await stack.api.inject({
+      method: 'GET',
+      url: '/api/v1/sessions?status=active',
+      headers: tenant.headers,
+    });
+    const listed = active.json<{ sessions: { session_uuid: string }[] }>().sessions;
+    expect(listed.map((s) => s.session_uuid)).not.toContain(session);
   });
 });
 

@@ -63,7 +63,8 @@ export class RecordingStore {
       status: 'recording',
       started_at: String(rec.started_at),
     };
-    await this.scripts.run('recordingStarted', this.recordingKeys(sessionId, id), [
+    const keys = [...this.recordingKeys(sessionId, id), this.keys.session(sessionId)];
+    await this.scripts.run('recordingStarted', keys, [
       member(sessionId, id),
       id,
       rec.started_at + RECORDING_FALLBACK_MS + retentionMs,

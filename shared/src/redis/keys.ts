@@ -1,3 +1,7 @@
+export type SessionDirection = 'inbound' | 'outbound';
+/** Which of an app's session indexes: calls in progress, or ended ones still readable. */
+export type SessionIndexState = 'live' | 'ended';
+
 /**
  * Every Redis key and channel of the gateway, built in one place. Nothing else writes a key string.
  * Keys share one prefix so that several gateways (or test files) can share one Redis.
@@ -27,6 +31,17 @@ export class RedisKeys {
   // Sessions
   session(sessionId: string): string {
     return `${this.prefix}:sess:${sessionId}`;
+  }
+  /**
+   * Sorted set: an app's sessions of one state and direction, scored by creation time (ms): the
+   * session list reads the ones its filters name. Written where sessions are created and ended.
+   */
+  appSessions(appId: string, state: SessionIndexState, direction: SessionDirection): string {
+    return `${this.prefix}:app:${appId}:sess:${state}:${direction}`;
+  }
+  /** Sorted set: an app's ended sessions of one direction → epoch ms their record expires. */
+  appSessionsExpiry(appId: string, direction: SessionDirection): string {
+    return `${this.prefix}:app:${appId}:sess:expiry:${direction}`;
   }
   /** Idempotency claim of one command_uid on one session of one app. */
   commandClaim(appId: string, sessionId: string, commandUid: string): string {

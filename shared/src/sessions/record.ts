@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { HANGUP_CAUSES, type HangupCause } from '../events/payloads.js';
 import type { RedisKeys } from '../redis/keys.js';
 
 /** Membership of a session in a conference room, as the api and the media node see it. */
@@ -26,13 +27,26 @@ export interface SessionRecord {
   /** ISO-8601. */
   readonly dial_started_at?: string;
   readonly metadata?: Record<string, unknown>;
+  /** Epoch ms the call was answered (by itself or by an answer command). */
+  readonly answered_at?: number;
+  /** Epoch ms of its call.hangup; the hash then expires after SESSION_GRACE_SEC. */
+  readonly ended_at?: number;
+  readonly hangup_cause?: HangupCause;
+  readonly duration_seconds?: number;
+  /** Every recording started on the session, oldest first. */
+  readonly recording_ids: readonly string[];
 }
 
 export type NewSession = Pick<
   SessionRecord,
   'app_id' | 'node' | 'direction' | 'caller_id' | 'did'
 > &
-  Partial<Pick<SessionRecord, 'dial_status' | 'dial_started_at' | 'metadata' | 'created_at'>>;
+  Partial<
+    Pick<
+      SessionRecord,
+      'dial_status' | 'dial_started_at' | 'metadata' | 'created_at' | 'answered_at'
+    >
+  >;
 
 export class SessionStore {
   constructor(
@@ -41,13 +55,33 @@ export class SessionStore {
   ) {}
 
   async create(sessionId: string, session: NewSession): Promise<void> {
-    await this.redis.hset(this.keys.session(sessionId), sessionFields(session));
+    await addSession(this.redis.multi(), this.keys, sessionId, session).exec();
   }
 
   async get(sessionId: string): Promise<SessionRecord | undefined> {
     const raw = await this.redis.hgetall(this.keys.session(sessionId));
     return raw.app_id === undefined ? undefined : parseSession(raw);
   }
+}
+
+/**
+ * Queues the writes of a new session on `pipeline`: its hash and its entry in the app's index of
+ * live sessions (what GET /sessions reads), scored by the same created_at.
+ */
+export function addSession(
+  pipeline: ChainableCommander,
+  keys: RedisKeys,
+  sessionId: string,
+  session: NewSession,
+): ChainableCommander {
+  const fields = sessionFields(session);
+  return pipeline
+    .hset(keys.session(sessionId), fields)
+    .zadd(
+      keys.appSessions(session.app_id, 'live', session.direction),
+      fields.created_at ?? 0,
+      sessionId,
+    );
 }
 
 /**
@@ -70,6 +104,7 @@ export function sessionFields(session: NewSession): Record<string, string> {
   if (session.dial_status) fields.dial_status = session.dial_status;
   if (session.dial_started_at) fields.dial_started_at = session.dial_started_at;
   if (session.metadata) fields.metadata = JSON.stringify(session.metadata);
+  if (session.answered_at !== undefined) fields.answered_at = String(session.answered_at);
   return fields;
 }
 
@@ -88,5 +123,18 @@ export function parseSession(raw: Record<string, string>): SessionRecord {
     ...(raw.dial_status ? { dial_status: raw.dial_status as DialStatus } : {}),
     ...(raw.dial_started_at ? { dial_started_at: raw.dial_started_at } : {}),
     ...(raw.metadata ? { metadata: JSON.parse(raw.metadata) as Record<string, unknown> } : {}),
+    ...optionalNumber('answered_at', raw.answered_at),
+    ...optionalNumber('ended_at', raw.ended_at),
+    ...(isHangupCause(raw.hangup_cause) ? { hangup_cause: raw.hangup_cause } : {}),
+    ...optionalNumber('duration_seconds', raw.duration_seconds),
+    recording_ids: raw.recording_ids ? raw.recording_ids.split(',') : [],
   };
 }
+
+const optionalNumber = <K extends string>(key: K, value: string | undefined) =>
+  (value === undefined || value === '' ? {} : { [key]: Number(value) }) as Partial<
+    Record<K, number>
+  >;
+
+const isHangupCause = (value: string | undefined): value is HangupCause =>
+  (HANGUP_CAUSES as readonly (string | undefined)[]).includes(value);

@@ -1,13 +1,15 @@
 --[[
   Places an outbound call in one round trip: the caller-ID allow-list check, a re-check of the
   chosen node (it may have died or started draining since the api picked it), the new session
-  hash and the originate command on the node's stream. Either all of it happens or none.
+  hash, its entry in the app's index of live sessions and the originate command on the node's
+  stream. Either all of it happens or none.
 
   KEYS[1] the app's caller-ID allow-list (set)   KEYS[2] chosen node's heartbeat hash
   KEYS[3] the new session hash                   KEYS[4] chosen node's command stream
+  KEYS[5] the app's live outbound sessions (zset by created_at)
 
-  ARGV[1] the `from` number   ARGV[2] stream message JSON
-  ARGV[3..] session hash fields as name, value pairs (SessionStore's layout)
+  ARGV[1] the `from` number   ARGV[2] stream message JSON   ARGV[3] created_at (epoch ms)
+  ARGV[4] the session id      ARGV[5..] session hash fields as name, value pairs (SessionStore's)
 
   Returns:
      0  placed
@@ -24,7 +26,8 @@ if not node[1] or node[2] == '1' or (tonumber(node[3]) or 0) <= 0 then return -2
 if redis.call('EXISTS', KEYS[3]) == 1 then return -3 end
 
 -- Redis does not roll a script back on error: the XADD, the one write that can fail (a stream
--- key of the wrong type), goes first, and the HSET on a key known to be absent cannot fail.
+-- key of the wrong type), goes first; the HSET and ZADD on keys of known types cannot fail.
 redis.call('XADD', KEYS[4], '*', 'c', ARGV[2])
-redis.call('HSET', KEYS[3], unpack(ARGV, 3))
+redis.call('HSET', KEYS[3], unpack(ARGV, 5))
+redis.call('ZADD', KEYS[5], ARGV[3], ARGV[4])
 return 0

@@ -1,0 +1,74 @@
+// A JSON Schema → TypeScript printer for the schemas the api validates with (TypeBox output,
+// as @fastify/swagger writes it into docs/openapi.json): objects, arrays, records, literals,
+// enums, unions and nullables, which is all those schemas use.
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const key = (name: string): string => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
+
+/** A `/** … *\/` line for a description, or nothing. */
+function doc(schema: unknown, indent: string): string {
+  if (!isObject(schema) || typeof schema.description !== 'string') return '';
+  return `${indent}/** ${schema.description.replaceAll('*/', '* /')} */\n`;
+}
+
+export function typeOf(schema: unknown, indent = ''): string {
+  if (!isObject(schema)) return 'unknown';
+  if ('const' in schema) return JSON.stringify(schema.const);
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
+  const variants = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(variants)) {
+    return [...new Set(variants.map((v) => typeOf(v, indent)))].join(' | ');
+  }
+  if (Array.isArray(schema.allOf)) return schema.allOf.map((v) => typeOf(v, indent)).join(' & ');
+  if (Array.isArray(schema.type)) {
+    return schema.type.map((t: unknown) => typeOf({ ...schema, type: t }, indent)).join(' | ');
+  }
+  switch (schema.type) {
+    case 'string':
+      return 'string';
+    case 'integer':
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'null':
+      return 'null';
+    case 'array': {
+      const item = typeOf(schema.items, indent);
+      return /^[\w.]+$/.test(item) ? `${item}[]` : `Array<${item}>`;
+    }
+    case 'object':
+      return objectType(schema, indent);
+    default:
+      return 'unknown';
+  }
+}
+
+function objectType(schema: Json, indent: string): string {
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  const inner = `${indent}  `;
+  const lines = Object.entries(properties).map(
+    ([name, property]) =>
+      `${doc(property, inner)}${inner}${key(name)}${required.has(name) ? '' : '?'}: ${typeOf(property, inner)};\n`,
+  );
+  const extra = schema.additionalProperties;
+  if (extra === true || isObject(extra)) {
+    const value =
+      isObject(extra) && Object.keys(extra).length > 0 ? typeOf(extra, inner) : 'unknown';
+    if (lines.length === 0) return `Record<string, ${value}>`;
+    lines.push(`${inner}[key: string]: unknown;\n`);
+  }
+  if (lines.length === 0) return 'Record<string, never>';
+  return `{\n${lines.join('')}${indent}}`;
+}
+
+/** `export type Name = …;` with the schema's description above it. */
+export function declaration(name: string, schema: unknown): string {
+  return `${doc(schema, '')}export type ${name} = ${typeOf(schema)};\n`;
+}

@@ -1,0 +1,214 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startDispatcher, type Dispatcher } from '@voicegw/api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatcherEnv } from '../../api/test/dispatcher-helpers.js';
+import {
+  ADMIN_KEY,
+  mobile,
+  startAudioServer,
+  startStack,
+  type AudioServer,
+  type Stack,
+} from '../../media-node/test/node/harness.js';
+import {
+  createWebhookHandler,
+  VoiceGateway,
+  VoiceGatewayAdmin,
+  VoiceGatewayError,
+  type EventName,
+  type WebhookEvent,
+} from '../src/index.js';
+
+// The SDK against a real gateway: the api listening on a port, a media node on the FreeSWITCH
+// simulator, the webhook dispatcher, all on the test Redis; the app's webhooks arrive at a
+// node:http server running createWebhookHandler, which only passes on verified events.
+
+let stack: Stack;
+let dispatcher: Dispatcher;
+let audio: AudioServer;
+let receiver: Server;
+let admin: VoiceGatewayAdmin;
+let gateway: VoiceGateway;
+let secret = '';
+let baseUrl = '';
+const received: WebhookEvent[] = [];
+const appId = `sdk_${randomBytes(4).toString('hex')}`;
+const apiKey = `key-${randomBytes(12).toString('hex')}`;
+const from = '0721230000';
+
+beforeAll(async () => {
+  [stack, audio] = await Promise.all([startStack(), startAudioServer()]);
+  baseUrl = await stack.api.listen({ port: 0, host: '127.0.0.1' });
+  dispatcher = await startDispatcher(dispatcherEnv(stack.redisPrefix));
+  receiver = createServer((req, res) => {
+    // The secret is known once the app exists; every request is verified with it.
+    void createWebhookHandler(secret, { '*': (event) => void received.push(event) })(req, res);
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  admin = new VoiceGatewayAdmin({ baseUrl, adminKey: ADMIN_KEY });
+  await admin.apps.save(appId, { api_key: apiKey, webhook_url: hook, rate_limit: 10_000 });
+  await admin.callerIds.add(appId, [from]);
+  secret = (await admin.apps.get(appId)).webhook_secret;
+  gateway = new VoiceGateway({ baseUrl, appId, apiKey });
+}, 30_000);
+afterAll(async () => {
+  await dispatcher?.close();
+  await new Promise<void>((resolve) => receiver?.close(() => resolve()));
+  await audio?.close();
+  await stack?.close();
+});
+
+/** The first verified webhook of the session matching `match`, once it has arrived. */
+async function webhook<N extends EventName>(
+  session: string,
+  name: N,
+  match: (event: WebhookEvent<N>) => boolean = () => true,
+): Promise<WebhookEvent<N>> {
+  const find = () =>
+    received.find(
+      (e): e is WebhookEvent<N> =>
+        e.event === name &&
+        'session_uuid' in e &&
+        e.session_uuid === session &&
+        match(e as WebhookEvent<N>),
+    );
+  await expect.poll(find, { timeout: 10_000, message: `webhook ${name}` }).toBeDefined();
+  return find()!;
+}
+
+describe('@voicegw/sdk against a running gateway', () => {
+  it('dials, plays, collects digits and hangs up, every webhook verified and typed', async () => {
+    const to = mobile();
+    await stack.control.number(to, 'answer', 100);
+    const placed = await gateway.dial({ to, from, metadata: { order: 42 } });
+    expect(placed.status).toBe('dialing');
+    const session = placed.session_uuid;
+
+    const answered = await webhook(session, 'call.answered');
+    expect(answered).toMatchObject({ app_id: appId, metadata: { order: 42 } });
+    expect((await gateway.dialStatus(session)).status).toBe('answered');
+    expect(await gateway.sessions.get(session)).toMatchObject({
+      direction: 'outbound',
+      status: 'answered',
+      to,
+      from,
+      metadata: { order: 42 },
+    });
+
+    const tone = `${audio.base}/tone300ms.wav`;
+    const play = await gateway.sessions.playbackStart(session, { urls: [tone] });
+    expect(play).toMatchObject({ status: 'in_progress', command_uid: expect.any(String) });
+    const started = await webhook(
+      session,
+      'playback.started',
+      (e) => e.command_uid === play.command_uid,
+    );
+    expect(started.urls).toEqual([tone]);
+    const stopped = await webhook(
+      session,
+      'playback.stopped',
+      (e) => e.command_uid === play.command_uid,
+    );
+    expect(stopped.duration_ms).toBeGreaterThan(0);
+
+    const digits = await gateway.sessions.playAndGetDigits(session, {
+      prompt_files: [tone],
+      max_digits: 4,
+    });
+    const result = await webhook(
+      session,
+      'command.result',
+      (e) => e.command_uid === digits.command_uid,
+    );
+    expect(result).toMatchObject({ success: true, command: 'play_and_get_digits' });
+    await stack.control.dtmf(session.slice(6), '12#');
+    const collected = await webhook(session, 'digits.collected');
+    expect(collected).toMatchObject({
+      digits: '12',
+      terminator: '#',
+      status: 'success',
+      command_uid: digits.command_uid,
+    });
+    expect((await webhook(session, 'dtmf')).digit).toBe('1');
+
+    const listed = await gateway.sessions.list({ status: 'active', direction: 'outbound' });
+    expect(listed.sessions.map((s) => s.session_uuid)).toContain(session);
+
+    await gateway.sessions.hangup(session);
+    const hangup = await webhook(session, 'call.hangup');
+    expect(hangup.hangup_cause).toBe('completed');
+    const ended = await gateway.sessions.get(session);
+    expect(ended).toMatchObject({ status: 'ended', hangup_cause: 'completed' });
+
+    const names = received
+      .filter((e) => 'session_uuid' in e && e.session_uuid === session)
+      .map((e) => e.event);
+    for (const name of [
+      'session.dialing',
+      'session.ringing',
+      'call.answered',
+      'command.result',
+      'playback.started',
+      'playback.stopped',
+      'dtmf',
+      'digits.collected',
+      'call.hangup',
+    ])
+      expect(names).toContain(name);
+    for (const event of received.filter((e) => 'session_uuid' in e && e.session_uuid === session)) {
+      expect(event).toMatchObject({
+        app_id: appId,
+        event_id: expect.any(String),
+        timestamp: expect.any(String),
+        metadata: { order: 42 },
+      });
+    }
+    const all: string[] = [];
+    for await (const s of gateway.sessions.all({ status: 'ended' })) all.push(s.session_uuid);
+    expect(all).toContain(session);
+  });
+
+  it('manages conferences and the app through typed calls, and throws typed errors', async () => {
+    const { room_id: room } = await gateway.conferences.create(
+      `sdk-${randomBytes(3).toString('hex')}`,
+    );
+    expect((await gateway.conferences.get(room)).members).toBe(0);
+    const rooms: string[] = [];
+    for await (const r of gateway.conferences.all(1)) rooms.push(r.room_id);
+    expect(rooms).toContain(room);
+    expect(await gateway.conferences.members(room)).toEqual({
+      room_id: room,
+      members: [],
+      cursor: '',
+    });
+    expect(await gateway.conferences.delete(room)).toEqual({ room_id: room });
+    await expect
+      .poll(() => received.find((e) => e.event === 'conference.created' && e.room_id === room))
+      .toMatchObject({ app_id: appId });
+
+    const missing = await gateway.conferences.get(room).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(VoiceGatewayError);
+    expect(missing).toMatchObject({ status: 404, error: 'Room not found' });
+    const refused = await gateway
+      .dial({ to: mobile(), from: '0739999999' })
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 403, code: 'cid_not_allowed' });
+
+    expect((await admin.dids.add(appId, ['0733330000'])).dids).toEqual(['0733330000']);
+    expect((await admin.dids.remove(appId, '0733330000')).success).toBe(true);
+    expect((await admin.callerIds.list(appId)).cids).toEqual([from]);
+    expect(await admin.deadLetters.list(appId)).toMatchObject({ total: 0, dead_letters: [] });
+    expect((await admin.health()).status).toBe('ok');
+    const unauthorized = await new VoiceGatewayAdmin({
+      baseUrl,
+      adminKey: 'x'.repeat(20),
+    }).apps
+      .get(appId)
+      .catch((e: unknown) => e);
+    expect(unauthorized).toMatchObject({ status: 401, error: 'Invalid admin API key' });
+  });
+});
