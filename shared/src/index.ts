@@ -1,7 +1,15 @@
 // The public surface of @voicegw/shared: contracts used by more than one process.
 export { createLogger, REDACTED_PATHS } from './logger.js';
 export type { Logger, LoggerSettings } from './logger.js';
-export { spawnRedis, freePort, redisServerAvailable, stopChild } from './dev/redis-server.js';
+export { spawnRedis, freePort, stopChild } from './dev/redis-server.js';
+export {
+  planRedisServer,
+  provisionOrExit,
+  provisionRedisServer,
+  redisServerAvailable,
+  RedisProvisioningError,
+} from './dev/provision.js';
+export type { PlatformFacts, RedisPlan } from './dev/provision.js';
 export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';
 
 export { loadConfig, ConfigError } from './config/load.js';
