@@ -99,12 +99,18 @@ export class NodeRegistry {
     return nodes;
   }
 
-  /** The live, non-draining node with the lowest load ratio, or undefined when there is none. */
+  /**
+   * The live, non-draining node with the lowest load ratio, or undefined when there is none.
+   * Ties go to a random one of the tied nodes: new rooms hold no sessions yet, so a fixed choice
+   * would put every room of a quiet cluster on the same node.
+   */
   async leastLoaded(options: { readonly outbound?: boolean } = {}): Promise<LiveNode | undefined> {
     const candidates = (await this.live()).filter(
       (n) => !n.draining && (!options.outbound || n.outbound_capacity > 0),
     );
     const load = (n: LiveNode): number => n.active_sessions / Math.max(1, n.capacity);
-    return candidates.sort((a, b) => load(a) - load(b))[0];
+    const lowest = Math.min(...candidates.map(load));
+    const tied = candidates.filter((n) => load(n) === lowest);
+    return tied[Math.floor(Math.random() * tied.length)];
   }
 }
