@@ -34,6 +34,10 @@ export async function originate(ctx: SimContext, arg: string): Promise<Originate
     return { body: `-ERR ${/^\d+$/.test(number) ? 'USER_NOT_REGISTERED' : 'SUBSCRIBER_ABSENT'}\n` };
   }
   if (tech !== 'loopback' && tech !== 'sofia') return { body: '-ERR CHAN_NOT_IMPLEMENTED\n' };
+  // mod_sofia refuses an unknown gateway before any channel exists ([ERR] Invalid Gateway).
+  const gateway = req.endpoint.gateway;
+  if (gateway !== undefined && !ctx.gateways.has(gateway))
+    return { body: '-ERR INVALID_GATEWAY\n' };
 
   const a = createALeg(ctx, req);
   const behavior = ctx.numbers.lookup(number);

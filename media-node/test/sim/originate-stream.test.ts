@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 const dial = (uuid: string, number: string) =>
-  `originate {origination_uuid=${uuid},origination_caller_id_number=1000}sofia/gateway/trunk/${number} &park()`;
+  `originate {origination_uuid=${uuid},origination_caller_id_number=1000}sofia/gateway/pstn/${number} &park()`;
 
 describe('originate outcomes', () => {
   it.each([
@@ -106,7 +106,7 @@ describe('originate outcomes', () => {
     await control(sim, 'PUT', '/sim/numbers/5000', { behavior: 'no_answer', ring_ms: 60_000 });
     const uuid = randomUUID();
     const res = await client.bgapi(
-      `originate {origination_uuid=${uuid},originate_timeout=1}sofia/gateway/trunk/5000 &park()`,
+      `originate {origination_uuid=${uuid},originate_timeout=1}sofia/gateway/pstn/5000 &park()`,
     );
     expect(res).toBe('-ERR NO_ANSWER\n');
   });
