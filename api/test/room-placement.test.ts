@@ -46,6 +46,13 @@ describe('room placement', () => {
     for (const node of nodes) await api.redis.del(api.keys.nodeHeartbeat(node));
   });
 
+  it('a node without its FreeSWITCH gets no room, however idle', async () => {
+    const idle = await liveNode(api, { freeswitch: 'unreachable' });
+    const working = await liveNode(api, { active_sessions: 90, freeswitch: 'ok' });
+    expect(tally(await hostsOf(5))).toEqual(new Map([[working, 5]]));
+    for (const node of [idle, working]) await api.redis.del(api.keys.nodeHeartbeat(node));
+  });
+
   it('the least loaded node still wins when loads differ', async () => {
     const busy = await liveNode(api, { active_sessions: 50 });
     const quiet = await liveNode(api, { active_sessions: 10 });

@@ -9,6 +9,7 @@ import {
   RedisKeys,
   startOperatorServer,
   type EventPublisher,
+  type HealthReport,
   type Logger,
   type OperatorServer,
 } from '@voicegw/shared';
@@ -19,6 +20,7 @@ import { executeCommand } from './commands/index.js';
 import type { MediaNodeConfig } from './config.js';
 import type { NodeContext } from './context.js';
 import { EslClient } from './esl/client.js';
+import { checkDialTarget, type DialTarget } from './esl/dial-target.js';
 import { SUBSCRIBED_EVENTS } from './esl/event.js';
 import { Rooms } from './conference/rooms.js';
 import { EventRouter } from './esl/router.js';
@@ -65,6 +67,7 @@ const COMMAND_GROUP = 'media-node';
 
 class Runtime implements NodeContext {
   draining = false;
+  dialTarget: DialTarget = { usable: true };
   readonly router = new EventRouter();
   readonly sessions = new SessionRegistry();
   readonly metrics = new NodeMetrics();
@@ -170,7 +173,9 @@ export async function startMediaNode(
     const connectedAt = Date.now();
     synced = synced
       .then(() => resync(node, connectedAt))
-      .catch((err: unknown) => log.error({ err }, 'resync failed'));
+      .catch((err: unknown) => log.error({ err }, 'resync failed'))
+      .then(() => checkDialTargetOf(node))
+      .then(() => heartbeat.beat());
     void heartbeat.beat();
   });
   node.esl.on('disconnected', () => {
@@ -192,10 +197,7 @@ export async function startMediaNode(
   if (config.METRICS_PORT > 0) {
     metricsServer = await startOperatorServer(
       node.metrics.registry,
-      () => {
-        const ok = node.esl.connected;
-        return { ok, body: { status: ok ? 'ok' : 'freeswitch_unreachable' } };
-      },
+      () => health(node),
       { host: config.METRICS_HOST, port: config.METRICS_PORT },
       log,
     );
@@ -233,6 +235,34 @@ export async function startMediaNode(
       await close();
     },
   };
+}
+
+/** Checks the dial target on each connection; an unusable one is an error to the operator. */
+async function checkDialTargetOf(node: Runtime): Promise<void> {
+  const template = node.config.DIAL_STRING_TEMPLATE;
+  try {
+    node.dialTarget = await checkDialTarget(node.esl, template);
+  } catch (err) {
+    node.log.warn({ err }, 'could not check the dial target');
+    return;
+  }
+  if (!node.dialTarget.usable) {
+    node.log.error(
+      { dial_string_template: template, gateway: node.dialTarget.gateway },
+      `dials cannot work: ${node.dialTarget.problem}`,
+    );
+  }
+}
+
+/**
+ * GET /health: 503 without FreeSWITCH (readiness fails); 200 with an unusable dial target, which
+ * still takes inbound calls and hosts rooms, but says why dials fail.
+ */
+function health(node: Runtime): HealthReport {
+  if (!node.esl.connected) return { ok: false, body: { status: 'freeswitch_unreachable' } };
+  const target = node.dialTarget;
+  if (target.usable) return { ok: true, body: { status: 'ok' } };
+  return { ok: true, body: { status: 'dial_target_unusable', problem: target.problem } };
 }
 
 /** Waits for the sessions to end; at the deadline hangs up the rest and waits for teardown. */

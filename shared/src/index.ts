@@ -83,7 +83,7 @@ export {
 export type { RecordingRecord, NewRecording, ExpiredRecording } from './recordings/store.js';
 export { wavHeader, WAV_HEADER_BYTES } from './recordings/wav.js';
 export { NodeRegistry, PrefixCollisionError } from './nodes/registry.js';
-export type { NodeHeartbeat, LiveNode } from './nodes/registry.js';
+export type { FreeswitchState, NodeHeartbeat, LiveNode } from './nodes/registry.js';
 
 export { createMetricsRegistry, LabelledChildren } from './metrics.js';
 export { startOperatorServer } from './operator-server.js';

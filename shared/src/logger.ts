@@ -8,6 +8,8 @@ export interface LoggerSettings {
   readonly level: string;
   /** Pretty, human-readable lines (development only); JSON otherwise. */
   readonly pretty?: boolean;
+  /** Where JSON lines go instead of stdout (tests read a process's log from it). */
+  readonly destination?: NodeJS.WritableStream;
 }
 
 /** Header and field names whose values must never reach a log line. */
@@ -35,5 +37,5 @@ export function createLogger(settings: LoggerSettings): Logger {
       transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname' } },
     });
   }
-  return pino(options);
+  return settings.destination ? pino(options, settings.destination) : pino(options);
 }
