@@ -65,20 +65,7 @@ describe.concurrent('dial', () => {
     for (const event of events) expect(event.metadata).toEqual(metadata);
   });
 
-  it('early media is reported as session.early_media, not as an answer', async () => {
-    const to = mobile();
-    await stack.control.number(to, 'answer', 200, true);
-    const session = await dial(to);
-    await stack.events.of(session, 'call.answered');
-    expect(names(session)).toEqual([
-      'session.dialing',
-      'session.ringing',
-      'session.early_media',
-      'call.answered',
-    ]);
-  });
-
-  it('early media: the job result comes at the 183 and the dial still reports ringing, early_media, then answered', async () => {
+  it('early media is reported as session.early_media, not as an answer (the job result came at the 183)', async () => {
     const to = mobile();
     await stack.control.number(to, 'answer', 600, true);
     const session = await dial(to);

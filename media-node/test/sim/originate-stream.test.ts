@@ -22,6 +22,19 @@ afterAll(async () => {
 const dial = (uuid: string, number: string) =>
   `originate {origination_uuid=${uuid},origination_caller_id_number=1000}sofia/gateway/pstn/${number} &park()`;
 
+/** Dials a far end that sends early media, then `behavior` after `ringMs`: +OK comes at the 183. */
+async function earlyMediaDial(behavior: string, ringMs: number): Promise<string> {
+  const number = `+1555${Math.floor(Math.random() * 1e6)}`;
+  await control(sim, 'PUT', `/sim/numbers/${number}`, {
+    behavior,
+    ring_ms: ringMs,
+    early_media: true,
+  });
+  const uuid = randomUUID();
+  expect(await client.bgapi(dial(uuid, number))).toBe(`+OK ${uuid}\n`);
+  return uuid;
+}
+
 describe('originate outcomes', () => {
   it.each([
     ['busy', 'USER_BUSY'],
@@ -53,14 +66,7 @@ describe('originate outcomes', () => {
   });
 
   it('answer with early media: the job result and park at the 183, the answer after', async () => {
-    const number = '+15557770000';
-    await control(sim, 'PUT', `/sim/numbers/${number}`, {
-      behavior: 'answer',
-      ring_ms: 300,
-      early_media: true,
-    });
-    const uuid = randomUUID();
-    expect(await client.bgapi(dial(uuid, number))).toBe(`+OK ${uuid}\n`);
+    const uuid = await earlyMediaDial('answer', 300);
     const answer = await client.waitEvent('CHANNEL_ANSWER', uuid);
     expect(answer['Answer-State']).toBe('answered');
     // As FreeSWITCH 1.10.12 does: BACKGROUND_JOB at the 183, park in early media, answer last.
@@ -90,14 +96,7 @@ describe('originate outcomes', () => {
   });
 
   it('early media then a refusal: +OK at the 183, then the hangup events of the leg', async () => {
-    const number = `+1555${Math.floor(Math.random() * 1e6)}`;
-    await control(sim, 'PUT', `/sim/numbers/${number}`, {
-      behavior: 'busy',
-      ring_ms: 200,
-      early_media: true,
-    });
-    const uuid = randomUUID();
-    expect(await client.bgapi(dial(uuid, number))).toBe(`+OK ${uuid}\n`);
+    const uuid = await earlyMediaDial('busy', 200);
     const done = await client.waitEvent('CHANNEL_HANGUP_COMPLETE', uuid);
     expect(done.variable_hangup_cause).toBe('USER_BUSY');
   });
