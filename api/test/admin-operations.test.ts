@@ -42,6 +42,29 @@ describe('GET /admin/health', () => {
       timestamp: expect.stringMatching(ISO_UTC),
       redis: 'up',
       media_nodes: before.media_nodes + 2,
+      degraded_media_nodes: [],
+    });
+  });
+
+  it('a live media node without its FreeSWITCH, or with an unusable dial target, makes it degraded', async () => {
+    const name = `node-${randomUUID()}`;
+    const prefix = await liveNode(api, { freeswitch: 'unreachable', outbound_capacity: 0 }, name);
+    const res = await get('/admin/health');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      status: 'degraded',
+      redis: 'up',
+      degraded_media_nodes: [{ name, prefix, freeswitch: 'unreachable' }],
+    });
+    await liveNode(api, { freeswitch: 'dial_target_unusable', outbound_capacity: 0 }, name);
+    expect((await get('/admin/health')).json()).toMatchObject({
+      status: 'degraded',
+      degraded_media_nodes: [{ name, prefix, freeswitch: 'dial_target_unusable' }],
+    });
+    await liveNode(api, { freeswitch: 'ok' }, name);
+    expect((await get('/admin/health')).json()).toMatchObject({
+      status: 'ok',
+      degraded_media_nodes: [],
     });
   });
 

@@ -68,6 +68,7 @@ describe('Redis unreachable (a dedicated redis-server, stopped)', () => {
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       redis: 'down',
       media_nodes: 0,
+      degraded_media_nodes: [],
     });
   });
 });

@@ -122,6 +122,49 @@ describe('dial placement', () => {
   });
 });
 
+/** The host prefix of each of `count` new rooms. */
+async function roomHosts(t: TestApi, tenant: TestTenant, count: number): Promise<string[]> {
+  const hosts: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/conferences',
+      headers: { ...tenant.headers, ...json },
+      payload: JSON.stringify({ name: `placement-${i}` }),
+    });
+    expect(res.statusCode).toBe(201);
+    hosts.push(res.json<{ room_id: string }>().room_id.slice(0, 5));
+  }
+  return hosts;
+}
+
+const tally = (hosts: string[]) =>
+  hosts.reduce((m, h) => m.set(h, (m.get(h) ?? 0) + 1), new Map<string, number>());
+
+describe('room placement', () => {
+  it('with equal load, new rooms are spread over the nodes, not all put on one', async () => {
+    const { api, tenant } = await setup();
+    const nodes = [await liveNode(api), await liveNode(api), await liveNode(api)];
+    const counts = tally(await roomHosts(api, tenant, 30));
+    // Random ties: every node of three gets a room of 30 but with a chance of 3·(2/3)^30 ≈ 1e-5.
+    expect([...counts.keys()].sort()).toEqual([...nodes].sort());
+  });
+
+  it('a node without its FreeSWITCH gets no room, however idle', async () => {
+    const { api, tenant } = await setup();
+    await liveNode(api, { freeswitch: 'unreachable' });
+    const working = await liveNode(api, { active_sessions: 90, freeswitch: 'ok' });
+    expect(tally(await roomHosts(api, tenant, 5))).toEqual(new Map([[working, 5]]));
+  });
+
+  it('the least loaded node still wins when loads differ', async () => {
+    const { api, tenant } = await setup();
+    await liveNode(api, { active_sessions: 50 });
+    const quiet = await liveNode(api, { active_sessions: 10 });
+    expect(tally(await roomHosts(api, tenant, 10))).toEqual(new Map([[quiet, 10]]));
+  });
+});
+
 describe('placeDial script', () => {
   // The api picks a node, then the script re-checks it: the node may drain or die in between.
   const run = async (t: TestApi, tenant: TestTenant, node: string) => {

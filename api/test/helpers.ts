@@ -8,6 +8,7 @@ import {
   SessionStore,
   sessionId,
   type CommandMessage,
+  type FreeswitchState,
   type EventEnvelope,
   type NewSession,
 } from '@voicegw/shared';
@@ -90,6 +91,7 @@ export async function liveNode(
     active_sessions: number;
     outbound_capacity: number;
     draining: boolean;
+    freeswitch: FreeswitchState;
   }> = {},
   name = `node-${randomUUID()}`,
 ): Promise<string> {

@@ -21,6 +21,8 @@ export interface SimConfig {
   readonly SIM_HOSTNAME: string;
   /** FreeSWITCH-IPv4 of every event and the host part of inbound channel names. */
   readonly SIM_IPV4: string;
+  /** Comma-separated names of the sofia gateways it has (sofia/gateway/<name>/…). */
+  readonly SIM_GATEWAYS: string;
   readonly LOG_LEVEL: string;
 }
 
@@ -36,6 +38,7 @@ const DEFAULTS: SimConfig = {
   SIM_SIP_PORT: 5080,
   SIM_HOSTNAME: 'sim-1',
   SIM_IPV4: '127.0.0.1',
+  SIM_GATEWAYS: 'pstn',
   LOG_LEVEL: 'info',
 };
 
@@ -70,6 +73,7 @@ export function loadSimConfig(env: NodeJS.ProcessEnv = process.env): SimConfig {
     SIM_SIP_PORT: port('SIM_SIP_PORT'),
     SIM_HOSTNAME: text('SIM_HOSTNAME'),
     SIM_IPV4: text('SIM_IPV4'),
+    SIM_GATEWAYS: text('SIM_GATEWAYS'),
     LOG_LEVEL: text('LOG_LEVEL'),
   };
   if (!LEVELS.includes(config.LOG_LEVEL)) {

@@ -18,6 +18,8 @@ export interface SimulatorOptions {
   readonly hostname?: string;
   readonly ipv4?: string;
   readonly heartbeatMs?: number;
+  /** The sofia gateways it has (default `pstn`); a dial through another fails INVALID_GATEWAY. */
+  readonly gateways?: readonly string[];
   readonly logger?: Logger;
 }
 
@@ -40,6 +42,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     ipv4: options.ipv4 ?? '127.0.0.1',
     log,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+    ...(options.gateways ? { gateways: options.gateways } : {}),
   });
   const esl = await startEslServer(sw, {
     host: options.eslHost ?? '127.0.0.1',

@@ -16,6 +16,7 @@ const sim = await startSimulator({
   sipPort: config.SIM_SIP_PORT,
   hostname: config.SIM_HOSTNAME,
   ipv4: config.SIM_IPV4,
+  gateways: config.SIM_GATEWAYS.split(',').filter(Boolean),
   logger: log,
 });
 

@@ -20,7 +20,12 @@ export const MediaNodeEnv = Type.Object({
     default: 8021,
     description: 'FreeSWITCH event socket port.',
   }),
-  FS_ESL_PASSWORD: Type.String({ default: 'ClueCon', description: 'Event socket password.' }),
+  FS_ESL_PASSWORD: Type.String({
+    minLength: 1,
+    default: 'ClueCon',
+    description:
+      'Event socket password. Never empty: FreeSWITCH would silently use ClueCon for an empty one.',
+  }),
   ESL_CONNECT_TIMEOUT_MS: ms(3000, 100, 'Connect and authenticate within this time, or retry.'),
   ESL_REQUEST_TIMEOUT_MS: ms(5000, 100, 'Every api, bgapi and sendmsg reply must arrive in time.'),
   ESL_RECONNECT_MIN_MS: ms(100, 10, 'First reconnect delay; doubles on each failure.'),
@@ -185,6 +190,12 @@ export const MediaNodeEnv = Type.Object({
 export type MediaNodeConfig = Static<typeof MediaNodeEnv>;
 
 export function loadMediaNodeConfig(env: NodeJS.ProcessEnv = process.env): MediaNodeConfig {
+  // The loader reads an empty variable as unset; an empty password must not become the default.
+  if (env.FS_ESL_PASSWORD === '') {
+    throw new ConfigError([
+      'FS_ESL_PASSWORD must not be empty (FreeSWITCH would silently accept ClueCon instead)',
+    ]);
+  }
   const config = loadConfig(MediaNodeEnv, env);
   // Two beats must fit in one TTL, or a single late beat makes the api drop the node's calls.
   if (config.HEARTBEAT_INTERVAL_MS * 2 > config.HEARTBEAT_TTL_MS) {

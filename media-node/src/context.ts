@@ -2,6 +2,7 @@ import type { EventPublisher, LuaScripts, Logger, RedisKeys } from '@voicegw/sha
 import type { Redis } from 'ioredis';
 import type { MediaNodeConfig } from './config.js';
 import type { EslClient } from './esl/client.js';
+import type { DialTarget } from './esl/dial-target.js';
 import type { EventRouter } from './esl/router.js';
 import type { Rooms } from './conference/rooms.js';
 import type { MediaCache } from './media/cache.js';
@@ -32,4 +33,6 @@ export interface NodeContext {
   readonly recordings: Recorder;
   /** Set by SIGTERM: no new inbound calls; the heartbeat says so, so no new dials or rooms. */
   readonly draining: boolean;
+  /** Whether dials can work through this FreeSWITCH, as last checked on (re)connect. */
+  readonly dialTarget: DialTarget;
 }

@@ -11,6 +11,7 @@ import {
   startOperatorServer,
   untilWritten,
   type EventPublisher,
+  type HealthReport,
   type Logger,
   type OperatorServer,
 } from '@voicegw/shared';
@@ -21,6 +22,7 @@ import { executeCommand } from './commands/index.js';
 import type { MediaNodeConfig } from './config.js';
 import type { NodeContext } from './context.js';
 import { EslClient } from './esl/client.js';
+import { checkDialTarget, type DialTarget } from './esl/dial-target.js';
 import { SUBSCRIBED_EVENTS } from './esl/event.js';
 import { Rooms } from './conference/rooms.js';
 import { EventRouter } from './esl/router.js';
@@ -71,6 +73,7 @@ const STEP_FLOOR_MS = 200;
 
 class Runtime implements NodeContext {
   draining = false;
+  dialTarget: DialTarget = { usable: true };
   readonly router = new EventRouter();
   readonly sessions = new SessionRegistry();
   readonly metrics = new NodeMetrics();
@@ -186,7 +189,9 @@ export async function startMediaNode(
     const connectedAt = Date.now();
     synced = synced
       .then(() => resync(node, connectedAt))
-      .catch((err: unknown) => log.error({ err }, 'resync failed'));
+      .catch((err: unknown) => log.error({ err }, 'resync failed'))
+      .then(() => checkDialTargetOf(node))
+      .then(() => heartbeat.beat());
     void heartbeat.beat();
   });
   node.esl.on('disconnected', () => {
@@ -208,10 +213,7 @@ export async function startMediaNode(
   if (config.METRICS_PORT > 0) {
     metricsServer = await startOperatorServer(
       node.metrics.registry,
-      () => {
-        const ok = node.esl.connected;
-        return { ok, body: { status: ok ? 'ok' : 'freeswitch_unreachable' } };
-      },
+      () => health(node),
       { host: config.METRICS_HOST, port: config.METRICS_PORT },
       log,
     );
@@ -266,6 +268,34 @@ export async function startMediaNode(
 
 /** How long the calls hung up at the drain deadline get to tear down. */
 export const DRAIN_KILL_WAIT_MS = 5000;
+
+/** Checks the dial target on each connection; an unusable one is an error to the operator. */
+async function checkDialTargetOf(node: Runtime): Promise<void> {
+  const template = node.config.DIAL_STRING_TEMPLATE;
+  try {
+    node.dialTarget = await checkDialTarget(node.esl, template);
+  } catch (err) {
+    node.log.warn({ err }, 'could not check the dial target');
+    return;
+  }
+  if (!node.dialTarget.usable) {
+    node.log.error(
+      { dial_string_template: template, gateway: node.dialTarget.gateway },
+      `dials cannot work: ${node.dialTarget.problem}`,
+    );
+  }
+}
+
+/**
+ * GET /health: 503 without FreeSWITCH (readiness fails); 200 with an unusable dial target, which
+ * still takes inbound calls and hosts rooms, but says why dials fail.
+ */
+function health(node: Runtime): HealthReport {
+  if (!node.esl.connected) return { ok: false, body: { status: 'freeswitch_unreachable' } };
+  const target = node.dialTarget;
+  if (target.usable) return { ok: true, body: { status: 'ok' } };
+  return { ok: true, body: { status: 'dial_target_unusable', problem: target.problem } };
+}
 
 /** Waits for the sessions to end; at the deadline hangs up the rest and waits for teardown. */
 async function drained(node: Runtime, timeoutMs: number): Promise<void> {

@@ -341,6 +341,12 @@ export type ReplayResult = {
 };
 
 export type AdminHealth = {
+  /** Live media nodes that cannot take calls as they should: no connection to their FreeSWITCH (e.g. a wrong ESL password), or a dial target FreeSWITCH does not have */
+  degraded_media_nodes: Array<{
+    freeswitch: 'unreachable' | 'dial_target_unusable';
+    name: string;
+    prefix: string;
+  }>;
   /** Live media nodes (fresh heartbeat) */
   media_nodes: number;
   redis: 'up' | 'down';

@@ -3,7 +3,15 @@ export { createLogger, REDACTED_PATHS } from './logger.js';
 export { background, settledWithin } from './async/background.js';
 export { closeOnSignals, exitWhenClosed } from './async/shutdown.js';
 export type { Logger, LoggerSettings } from './logger.js';
-export { spawnRedis, freePort, redisServerAvailable, stopChild } from './dev/redis-server.js';
+export { spawnRedis, freePort, stopChild } from './dev/redis-server.js';
+export {
+  planRedisServer,
+  provisionOrExit,
+  provisionRedisServer,
+  redisServerAvailable,
+  RedisProvisioningError,
+} from './dev/provision.js';
+export type { PlatformFacts, RedisPlan } from './dev/provision.js';
 export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';
 export { captureLogger } from './dev/log-capture.js';
 export type { LogLine } from './dev/log-capture.js';
@@ -74,7 +82,7 @@ export {
 export type { RecordingRecord, NewRecording, ExpiredRecording } from './recordings/store.js';
 export { wavHeader, WAV_HEADER_BYTES } from './recordings/wav.js';
 export { NodeRegistry, PrefixCollisionError } from './nodes/registry.js';
-export type { NodeHeartbeat, LiveNode } from './nodes/registry.js';
+export type { FreeswitchState, NodeHeartbeat, LiveNode } from './nodes/registry.js';
 
 export { createMetricsRegistry, LabelledChildren } from './metrics.js';
 export { startOperatorServer } from './operator-server.js';

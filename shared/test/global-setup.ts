@@ -1,8 +1,10 @@
 import type { TestProject } from 'vitest/node';
-import { spawnRedis } from '@voicegw/shared';
+import { provisionRedisServer, spawnRedis } from '@voicegw/shared';
 
 /** One real redis-server for the whole run; each test file isolates itself with its own key prefix. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // A fresh machine: installs redis-server (apt, as root) or stops with the command to run.
+  provisionRedisServer();
   const redis = await spawnRedis({ appendOnly: false });
   project.provide('redisUrl', redis.url);
   return () => redis.stop();

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { provisionOrExit, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
 import { startChild, type Child } from './children.js';
 import { childEnv, generateAdminKey, loadLauncherConfig } from './config.js';
 
@@ -12,6 +12,8 @@ import { childEnv, generateAdminKey, loadLauncherConfig } from './config.js';
 const config = loadLauncherConfig();
 const adminKey = config.ADMIN_API_KEY ?? generateAdminKey();
 
+// A fresh machine gets redis-server here (apt on Debian/Ubuntu as root), unless REDIS_URL is set.
+provisionOrExit({ redisUrl: config.REDIS_URL });
 let redis: SpawnedRedis | undefined;
 if (!config.REDIS_URL) {
   const dir = resolve(config.DATA_DIR, 'redis');

@@ -7,8 +7,34 @@ export interface RenderCase {
   readonly args: readonly string[];
 }
 
+/** The one value a default install must add: the SIP trunk the default dial template dials. */
+const TRUNK = ['--set', 'freeswitch.trunk.proxy=sip.carrier.example:5060'] as const;
+
 export const RENDERS: readonly RenderCase[] = [
-  { name: 'default values', args: [] },
+  { name: 'default values and a SIP trunk', args: TRUNK },
+  {
+    name: 'a registering trunk with credentials, sized sessions',
+    args: [
+      ...TRUNK,
+      '--set',
+      'freeswitch.trunk.register=true',
+      '--set',
+      'freeswitch.trunk.username=voicegw',
+      '--set',
+      'freeswitch.trunk.password=secret',
+      '--set',
+      'freeswitch.sessionsPerSecond=250',
+      '--set',
+      'freeswitch.maxSessions=3000',
+    ],
+  },
+  {
+    name: 'no gateway in the dial template, no trunk',
+    args: [
+      '--set-string',
+      'mediaNode.env.DIAL_STRING_TEMPLATE=sofia/external/{to}@sbc.example:5060',
+    ],
+  },
   {
     name: 'values-production.example.yaml',
     args: ['-f', `${CHART}values-production.example.yaml`],
@@ -45,58 +71,86 @@ export interface RejectCase {
 export const REJECTS: readonly RejectCase[] = [
   {
     name: 'a negative replica count',
-    args: ['--set', 'api.replicas=-1'],
+    args: [...TRUNK, '--set', 'api.replicas=-1'],
     expect: ['api.replicas: Must be greater than or equal to 1'],
   },
   {
     name: 'a string where an integer belongs',
-    args: ['--set-string', 'mediaNode.drainTimeoutSec=five'],
+    args: [...TRUNK, '--set-string', 'mediaNode.drainTimeoutSec=five'],
     expect: ['mediaNode.drainTimeoutSec: Invalid type. Expected: integer, given: string'],
   },
   {
     name: 'a misspelt key',
-    args: ['--set', 'api.replcas=3'],
+    args: [...TRUNK, '--set', 'api.replcas=3'],
     expect: ['api: Additional property replcas is not allowed'],
   },
   {
     name: 'an undocumented environment variable',
-    args: ['--set', 'mediaNode.env.NODE_CAPACITY=10'],
+    args: [...TRUNK, '--set', 'mediaNode.env.NODE_CAPACITY=10'],
     expect: ['mediaNode.env: Additional property NODE_CAPACITY is not allowed'],
   },
   {
     name: 'a variable the chart sets itself',
-    args: ['--set', 'api.env.REDIS_URL=redis://elsewhere:6379'],
+    args: [...TRUNK, '--set', 'api.env.REDIS_URL=redis://elsewhere:6379'],
     expect: ['api.env: Additional property REDIS_URL is not allowed'],
   },
   {
     name: "a value the process's own schema refuses",
-    args: ['--set', 'api.env.APP_CACHE_TTL_MS=5000'],
+    args: [...TRUNK, '--set', 'api.env.APP_CACHE_TTL_MS=5000'],
     expect: ['api.env.APP_CACHE_TTL_MS: Must be less than or equal to 1000'],
   },
   {
     name: 'the Kafka bus without brokers',
-    args: ['--set', 'eventBus.type=kafka'],
+    args: [...TRUNK, '--set', 'eventBus.type=kafka'],
     expect: ['eventBus.kafka.brokers: Array must have at least 1 items'],
   },
   // Relations between values, which the templates check (`fail`).
   {
     name: 'a PDB that would block every node drain',
-    args: ['--set', 'api.pdb.minAvailable=2'],
+    args: [...TRUNK, '--set', 'api.pdb.minAvailable=2'],
     expect: ["api.pdb.minAvailable (2) must be below the api's replicas (2)"],
   },
   {
     name: 'an HPA whose maximum is below its minimum',
-    args: ['--set', 'api.autoscaling.maxReplicas=1'],
+    args: [...TRUNK, '--set', 'api.autoscaling.maxReplicas=1'],
     expect: ['api.autoscaling.maxReplicas (1) must not be below minReplicas (2)'],
   },
   {
     name: 'an empty RTP port range',
-    args: ['--set', 'freeswitch.rtp.startPort=40000'],
+    args: [...TRUNK, '--set', 'freeswitch.rtp.startPort=40000'],
     expect: ['freeswitch.rtp.startPort (40000) must be below endPort (32768)'],
   },
   {
     name: 'an unknown FreeSWITCH engine',
-    args: ['--set', 'freeswitch.engine=asterisk'],
+    args: [...TRUNK, '--set', 'freeswitch.engine=asterisk'],
     expect: ['freeswitch.engine: freeswitch.engine must be one of the following'],
+  },
+  // The FreeSWITCH configuration: dialing needs its trunk, under the name the template dials.
+  {
+    name: 'dialing through the default gateway without a SIP trunk',
+    args: [],
+    expect: [
+      'freeswitch.trunk.proxy is required: DIAL_STRING_TEMPLATE (sofia/gateway/pstn/{to}) dials through the sofia gateway pstn',
+    ],
+  },
+  {
+    name: 'a trunk under another name than the dial template dials',
+    args: [...TRUNK, '--set', 'freeswitch.trunk.name=carrier'],
+    expect: ['freeswitch.trunk.name (carrier) must be pstn'],
+  },
+  {
+    name: 'a registering trunk without credentials',
+    args: [...TRUNK, '--set', 'freeswitch.trunk.register=true'],
+    expect: ['freeswitch.trunk.register needs freeswitch.trunk.username'],
+  },
+  {
+    name: 'sessions-per-second of 0',
+    args: [...TRUNK, '--set', 'freeswitch.sessionsPerSecond=0'],
+    expect: ['freeswitch.sessionsPerSecond: Must be greater than or equal to 1'],
+  },
+  {
+    name: 'a trunk password that would break the XML',
+    args: [...TRUNK, '--set', 'freeswitch.trunk.password=a<b'],
+    expect: ['freeswitch.trunk.password: Does not match pattern'],
   },
 ];

@@ -14,10 +14,9 @@ const FREESWITCH = `${COMPOSE}freeswitch/`;
 interface Rendered {
   readonly kind: string;
   readonly data?: Record<string, string>;
-  readonly stringData?: Record<string, string>;
 }
 
-/** The files of /etc/freeswitch as the chart mounts them: the ConfigMap, plus the gateways. */
+/** The files of /etc/freeswitch as the chart mounts them: its ConfigMap. */
 async function renderedFreeswitch(): Promise<Map<string, string>> {
   const result = await template([
     '-f',
@@ -32,11 +31,6 @@ async function renderedFreeswitch(): Promise<Map<string, string>> {
     const object = document.toJS() as Rendered | null;
     if (object?.kind === 'ConfigMap') {
       for (const [name, text] of Object.entries(object.data ?? {})) files.set(name, text);
-    }
-    if (object?.kind === 'Secret') {
-      // The same key-to-path mapping as the StatefulSet's projected volume.
-      const gateways = object.stringData?.['gateways.xml'];
-      if (gateways !== undefined) files.set('gateways/voicegw.xml', gateways);
     }
   }
   return files;

@@ -141,3 +141,31 @@ affinity:
   </condition>
 </extension>
 {{- end }}
+
+{{/* The SIP trunk (freeswitch.trunk) as YAML: `enabled` (FreeSWITCH engine and a proxy set),
+     `name`, and `gateway`, the sofia gateway the media node's DIAL_STRING_TEMPLATE dials (empty
+     when it dials otherwise). Dialing through a gateway needs the trunk, under that name: the
+     chart refuses to render without it rather than ship a FreeSWITCH where every dial fails
+     with `Invalid Gateway`. */}}
+{{- define "vg.trunk" -}}
+{{- $fs := .Values.freeswitch }}
+{{- $trunk := $fs.trunk }}
+{{- $template := index .Values.mediaNode.env "DIAL_STRING_TEMPLATE" | default "sofia/gateway/pstn/{to}" }}
+{{- $gateway := regexReplaceAll "^sofia/gateway/([^/]+)/.*$" (regexFind "^sofia/gateway/[^/]+/.*$" $template) "${1}" }}
+{{- $real := eq $fs.engine "freeswitch" }}
+{{- if and $real $gateway (not $trunk.proxy) }}
+{{- fail (printf "freeswitch.trunk.proxy is required: DIAL_STRING_TEMPLATE (%s) dials through the sofia gateway %s, so outbound calls need a SIP trunk (freeswitch.trunk, docs/operations.md \"SIP trunk\")" $template $gateway) }}
+{{- end }}
+{{- if and $real $gateway (ne $trunk.name $gateway) }}
+{{- fail (printf "freeswitch.trunk.name (%s) must be %s, the gateway DIAL_STRING_TEMPLATE (%s) dials" $trunk.name $gateway $template) }}
+{{- end }}
+{{- if and $real $trunk.register (not $trunk.username) }}
+{{- fail "freeswitch.trunk.register needs freeswitch.trunk.username and a password" }}
+{{- end }}
+{{- if and $real $trunk.register (not $trunk.password) (not .Values.secrets.existingSecret) }}
+{{- fail "freeswitch.trunk.register needs freeswitch.trunk.password" }}
+{{- end }}
+enabled: {{ and $real (ne $trunk.proxy "") }}
+name: {{ $trunk.name | quote }}
+gateway: {{ $gateway | quote }}
+{{- end }}

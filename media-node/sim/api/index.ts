@@ -5,6 +5,7 @@ import { conferenceApi } from '../conference/api.js';
 import { CHANNEL_COMMANDS } from './channel-commands.js';
 import { uuidBridge } from '../trunk/bridge.js';
 import { VERSION, show, statusText, uuidDump } from './info.js';
+import { sofiaApi } from './sofia.js';
 import type { ApiHandler, ApiResult } from './types.js';
 
 export type { ApiResult };
@@ -22,6 +23,7 @@ export function createApi(
       `FreeSWITCH Version ${VERSION} (1.10.12-release git a88d069 2024-08-02 21:02:27Z 64bit)\n`,
     show,
     uuid_dump: uuidDump,
+    sofia: sofiaApi,
     http_clear_cache: () => '+OK\n',
     hostname: (ctx) => ctx.identity.hostname,
     switchname: (ctx) => ctx.identity.hostname,

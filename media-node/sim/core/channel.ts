@@ -65,6 +65,7 @@ export class Channel {
   beforeAnswer: (() => void) | undefined;
   private readonly hangupHooks: Array<(cause: string) => void> = [];
   private readonly answerHooks: Array<() => void> = [];
+  private readonly earlyMediaHooks: Array<() => void> = [];
   private hungUp = false;
   private resolveEnded!: () => void;
   readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
@@ -100,6 +101,11 @@ export class Channel {
     this.answerHooks.push(fn);
   }
 
+  /** Runs once at early media (183 with SDP), unless the channel is answered first. */
+  onEarlyMedia(fn: () => void): void {
+    this.earlyMediaHooks.push(fn);
+  }
+
   fire(name: string, opts: FireOptions = {}): void {
     const ev = this.ctx.createEvent(name);
     ev.headers.push(
@@ -128,6 +134,7 @@ export class Channel {
     this.callState = 'EARLY';
     this.answerState = 'early';
     this.fire('CHANNEL_PROGRESS_MEDIA');
+    for (const fn of this.earlyMediaHooks.splice(0)) fn();
   }
 
   answer(): void {

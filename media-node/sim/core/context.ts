@@ -29,6 +29,8 @@ export interface SimContext {
   readonly conferences: ConferenceRegistry;
   /** The SIP trunk to other simulators (originate to sofia/<profile>/<user>@<host>:<port>). */
   readonly trunk: Trunk;
+  /** Names of the sofia gateways (sofia/gateway/<name>/… dials them; others: INVALID_GATEWAY). */
+  readonly gateways: ReadonlySet<string>;
   /** A new event with the common headers (Core-UUID … Event-Sequence) already in place. */
   createEvent(name: string, site?: CallingSite, subclass?: string): FsEvent;
   fire(event: FsEvent): void;

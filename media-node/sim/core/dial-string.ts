@@ -12,6 +12,8 @@ export interface DialEndpoint {
   readonly context: string;
   /** sofia/<profile>/<user>@<host>:<port>: where the SIP request goes (another simulator's trunk). */
   readonly sip?: { readonly host: string; readonly port: number };
+  /** sofia/gateway/<gateway>/<number>: the gateway's name. */
+  readonly gateway?: string;
 }
 
 export interface OriginateRequest {
@@ -58,7 +60,7 @@ export function parseEndpoint(raw: string): DialEndpoint {
       // sofia/gateway/<gw>/<number> or sofia/<profile>/<user>@<host>[:<port>]
       if (parts[0] === 'gateway') {
         const number = parts.slice(2).join('/').split('@')[0] ?? '';
-        return { tech, raw, number, channelName: raw, context: 'default' };
+        return { tech, raw, number, channelName: raw, context: 'default', gateway: parts[1] ?? '' };
       }
       const [number = '', host = ''] = (rest.split('/').pop() ?? '').split('@');
       const m = /^([^:]+):(\d{1,5})$/.exec(host);

@@ -34,6 +34,10 @@ export async function originate(ctx: SimContext, arg: string): Promise<Originate
     return { body: `-ERR ${/^\d+$/.test(number) ? 'USER_NOT_REGISTERED' : 'SUBSCRIBER_ABSENT'}\n` };
   }
   if (tech !== 'loopback' && tech !== 'sofia') return { body: '-ERR CHAN_NOT_IMPLEMENTED\n' };
+  // mod_sofia refuses an unknown gateway before any channel exists ([ERR] Invalid Gateway).
+  const gateway = req.endpoint.gateway;
+  if (gateway !== undefined && !ctx.gateways.has(gateway))
+    return { body: '-ERR INVALID_GATEWAY\n' };
 
   const a = createALeg(ctx, req);
   const behavior = ctx.numbers.lookup(number);
@@ -42,17 +46,21 @@ export async function originate(ctx: SimContext, arg: string): Promise<Originate
     if (!a.answered) a.hangup('NO_ANSWER');
   }, timeoutMs);
 
+  // FreeSWITCH's originate returns at the answer or, with early media, already at the 183: the
+  // job's +OK comes before CHANNEL_ANSWER, the application starts in early media, and
+  // originate_timeout no longer applies (what happens next is the channel's own events).
   const outcome = new Promise<boolean>((resolve) => {
     a.onAnswer(() => resolve(true));
+    a.onEarlyMedia(() => resolve(true));
     a.onHangup(() => resolve(false));
   });
   const sip = req.endpoint.sip;
   if (tech === 'loopback') startLoopbackB(ctx, a, req, behavior);
   else if (sip) ctx.trunk.dial(a, sip, number);
   else playRemoteParty(a, behavior);
-  const answered = await outcome;
+  const established = await outcome;
   clearTimeout(timeout);
-  if (!answered) {
+  if (!established) {
     await a.ended;
     return { body: `-ERR ${a.hangupCause ?? 'NORMAL_CLEARING'}\n` };
   }

@@ -16,11 +16,15 @@ import { upTime, VERSION } from '../api/info.js';
 import { HEARTBEAT_MS } from './timing.js';
 import { Trunk } from '../trunk/trunk.js';
 
+/** DIAL_STRING_TEMPLATE's default dials sofia/gateway/pstn/{to}. */
+export const DEFAULT_GATEWAYS = ['pstn'];
+
 export interface SwitchOptions {
   readonly hostname: string;
   readonly ipv4: string;
   readonly log: Logger;
   readonly heartbeatMs?: number;
+  readonly gateways?: readonly string[];
 }
 
 export class SimSwitch implements SimContext {
@@ -31,6 +35,7 @@ export class SimSwitch implements SimContext {
   readonly media: MediaResolver;
   readonly conferences: ConferenceRegistry;
   readonly trunk: Trunk;
+  readonly gateways: ReadonlySet<string>;
   readonly bus = new EventEmitter();
   private readonly factory: EventFactory;
   private readonly runApi: ReturnType<typeof createApi>;
@@ -51,6 +56,7 @@ export class SimSwitch implements SimContext {
     this.media = new MediaResolver(opts.log);
     this.conferences = new ConferenceRegistry(() => this);
     this.trunk = new Trunk(this);
+    this.gateways = new Set(opts.gateways ?? DEFAULT_GATEWAYS);
     this.runApi = createApi(() => this.sessionsSinceStart);
     this.heartbeat = setInterval(() => this.fireHeartbeat(), opts.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();

@@ -1,11 +1,13 @@
 import type { NodeRegistry } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
+import { freeswitchState } from '../esl/dial-target.js';
 
 /**
  * Announces the node (capacity, load, draining) every HEARTBEAT_INTERVAL_MS with a TTL of
  * HEARTBEAT_TTL_MS, and records when it was last seen, from which the orphan sweeper counts once
- * the heartbeat is gone. Without FreeSWITCH the node takes no new dials (outbound capacity 0) but
- * keeps its sessions alive: they may survive the reconnect.
+ * the heartbeat is gone. It announces its FreeSWITCH state (the api's /admin/health shows a node
+ * without a usable one as degraded); without FreeSWITCH, or with a dial target that cannot work,
+ * the node takes no new dials (outbound capacity 0) but keeps its sessions alive.
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | undefined;
@@ -27,7 +29,8 @@ export class Heartbeat {
     const { node } = this;
     const { config } = node;
     const active = node.sessions.size;
-    const full = node.draining || !node.esl.connected;
+    const freeswitch = freeswitchState(node.esl.connected, node.dialTarget);
+    const full = node.draining || freeswitch !== 'ok';
     try {
       await Promise.all([
         this.registry.heartbeat(
@@ -39,6 +42,7 @@ export class Heartbeat {
             outbound_capacity: full ? 0 : Math.max(0, config.CAPACITY - active),
             draining: node.draining,
             ...(config.FS_SIP_ADDRESS ? { sip_address: config.FS_SIP_ADDRESS } : {}),
+            freeswitch,
           },
           config.HEARTBEAT_TTL_MS,
         ),

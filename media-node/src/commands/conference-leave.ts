@@ -36,8 +36,10 @@ export const conferenceLeave: SessionCommand<'conference/leave'> = {
       );
     });
     try {
-      if (membership.bridge) await membership.bridge.hangup();
-      else {
+      if (membership.bridge) {
+        if ((await membership.bridge.hangup()) === 'gone')
+          throw new Error('bridge leg already gone');
+      } else {
         const reply = await session.channel.api(`conference ${roomId} kick ${memberId}`);
         if (!reply.startsWith('+OK')) throw new Error(reply.trim());
       }

@@ -54,7 +54,10 @@ export async function dial(node: NodeContext, message: DialCommandMessage): Prom
       from: args.from,
     });
     const jobUuid = randomUUID();
-    node.router.expectJob(jobUuid, (event) => session.enqueue(() => jobDone(session, event)));
+    const deadline = Date.now() + args.timeout_sec * 1000;
+    node.router.expectJob(jobUuid, (event) =>
+      session.enqueue(() => jobDone(session, event, deadline)),
+    );
     // The job's event is lost with the event socket that carried it: the session's end is the
     // handler's end, whatever came of the job.
     channel.once('gone', () => node.router.forgetJob(jobUuid));
@@ -83,11 +86,42 @@ export function originateArgs(node: NodeContext, message: DialCommandMessage): s
   return `{${vars.join(',')}}${target} &park()`;
 }
 
-/** BACKGROUND_JOB of the originate: `-ERR <CAUSE>` when no call came of it. */
-async function jobDone(session: Session, event: FsEvent): Promise<void> {
+/**
+ * BACKGROUND_JOB of the originate: `-ERR <CAUSE>` when no call came of it. `+OK` comes at the
+ * answer or, with early media, already at the 183; from then on originate_timeout no longer
+ * applies, so the node keeps timeout_sec itself.
+ */
+async function jobDone(session: Session, event: FsEvent, deadline: number): Promise<void> {
   const body = event.body.trim();
-  if (body.startsWith('+OK') || session.ended) return;
+  if (session.ended) return;
+  if (body.startsWith('+OK')) {
+    ringTimeout(session, deadline);
+    return;
+  }
   const cause = /^-ERR\s+([A-Z_]+)/.exec(body)?.[1];
   session.log.info({ result: body }, 'originate failed');
   await endSession(session, mapHangupCause(cause, false), 0);
+}
+
+/** Hangs up with NO_ANSWER at `deadline` a call still unanswered (ringing in early media). */
+function ringTimeout(session: Session, deadline: number): void {
+  const { channel } = session;
+  if (channel.answered) return;
+  const settled = (event: FsEvent): void => {
+    if (event.name !== 'CHANNEL_ANSWER' && event.name !== 'CHANNEL_HANGUP') return;
+    clearTimeout(timer);
+    channel.off('event', settled);
+  };
+  const timer = setTimeout(
+    () => {
+      channel.off('event', settled);
+      if (channel.answered || session.ended) return;
+      session.log.info('not answered within timeout_sec (early media)');
+      channel.api(`uuid_kill ${channel.uuid} NO_ANSWER`).catch((err: unknown) => {
+        session.log.debug({ err }, 'ring timeout: uuid_kill failed');
+      });
+    },
+    Math.max(0, deadline - Date.now()),
+  );
+  channel.on('event', settled);
 }

@@ -10,6 +10,14 @@ export const BRIDGE_USER_PREFIX = 'voicegw-conf-';
 export const SESSION_HEADER = 'X-Voicegw-Session';
 export const LEG_HEADER = 'X-Voicegw-Leg';
 
+export type KillOutcome = 'killed' | 'gone' | 'failed';
+
+/** uuid_kill's reply: `+OK`, or `-ERR No such channel!` once FreeSWITCH has no such channel. */
+export function killOutcome(reply: string): KillOutcome {
+  if (reply.startsWith('+OK')) return 'killed';
+  return /^-ERR No such channel/.test(reply) ? 'gone' : 'failed';
+}
+
 /** Why a bridge could not be set up, as command.result's error. */
 export class BridgeError extends Error {}
 
@@ -109,18 +117,31 @@ export class BridgeLeg {
     );
   }
 
-  /** Leave: the leg hangs up; the call goes back to park and the host drops the member. */
-  async hangup(): Promise<void> {
-    if (!this.channel.alive) return;
-    await this.api(`uuid_kill ${this.uuid} NORMAL_CLEARING`);
+  /**
+   * Leave: the leg hangs up; the call goes back to park and the host drops the member. `gone`
+   * when FreeSWITCH no longer had the leg (the far side hung it up first).
+   */
+  async hangup(): Promise<KillOutcome> {
+    if (!this.channel.alive) return 'gone';
+    const reply = await this.membership.session.channel.api(
+      `uuid_kill ${this.uuid} NORMAL_CLEARING`,
+    );
+    const outcome = killOutcome(reply);
+    if (outcome === 'failed') throw new BridgeError(`uuid_kill: ${reply.trim()}`);
+    return outcome;
   }
 
   /** The membership is over: the leg must not stay in the host's room. */
   close(): void {
     this.closed = true;
     if (this.channel.alive) {
-      void this.hangup().catch((err: unknown) =>
-        this.membership.session.log.warn({ err, leg: this.uuid }, 'bridge leg not hung up'),
+      const { log } = this.membership.session;
+      this.hangup().then(
+        (outcome) => {
+          // Normal when the host or the far side ended the leg first: not worth a warning.
+          if (outcome === 'gone') log.debug({ leg: this.uuid }, 'bridge leg already gone');
+        },
+        (err: unknown) => log.warn({ err, leg: this.uuid }, 'bridge leg not hung up'),
       );
     }
     if (!this.seen) this.channel.finish();

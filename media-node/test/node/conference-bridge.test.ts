@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaNode } from '../../src/index.js';
 import type { FsEvent } from '../../src/esl/event.js';
+import { killOutcome } from '../../src/conference/bridge-leg.js';
 import {
   mobile,
   startAudioServer,
@@ -430,5 +431,21 @@ describe('a room host that restarts', () => {
     expect(res.statusCode).toBe(200);
     expect(await own.events.of(session, 'conference.member.left')).toMatchObject({ room_id: room });
     await parked;
+  });
+});
+
+describe('uuid_kill of a bridge leg the far side already ended', () => {
+  it('is gone (logged at debug), not failed (a warning); other refusals are failures', async () => {
+    const [on] = nodes.values();
+    if (!on) throw new Error('no node');
+    const { uuid } = await answeredCall(on);
+    expect(killOutcome(await on.node.esl.api(`uuid_kill ${uuid} NORMAL_CLEARING`))).toBe('killed');
+    // FreeSWITCH's answer once the channel is gone (trace h_uuid_kill), as the leg's would be.
+    await expect
+      .poll(() => on.node.esl.api(`uuid_kill ${uuid} NORMAL_CLEARING`))
+      .toBe('-ERR No such channel!\n');
+    expect(killOutcome('-ERR No such channel!\n')).toBe('gone');
+    expect(killOutcome('-ERR not connected to FreeSWITCH\n')).toBe('failed');
+    expect(killOutcome('-USAGE: <uuid> [cause]\n')).toBe('failed');
   });
 });

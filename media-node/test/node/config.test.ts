@@ -40,6 +40,12 @@ describe('media node configuration', () => {
     ).toThrow(ConfigError);
   });
 
+  it('an empty event socket password is refused, not replaced by a default', () => {
+    expect(() => loadMediaNodeConfig({ ...required, FS_ESL_PASSWORD: '' })).toThrow(
+      /FS_ESL_PASSWORD must not be empty/,
+    );
+  });
+
   it('a dial string template without {to} is refused', () => {
     expect(() =>
       loadMediaNodeConfig({ ...required, DIAL_STRING_TEMPLATE: 'sofia/gateway/pstn/12345' }),

@@ -65,17 +65,32 @@ describe.concurrent('dial', () => {
     for (const event of events) expect(event.metadata).toEqual(metadata);
   });
 
-  it('early media is reported as session.early_media, not as an answer', async () => {
+  it('early media is reported as session.early_media, not as an answer (the job result came at the 183)', async () => {
     const to = mobile();
-    await stack.control.number(to, 'answer', 200, true);
+    await stack.control.number(to, 'answer', 600, true);
     const session = await dial(to);
+    await stack.events.of(session, 'session.early_media');
+    expect(await dialStatus(session)).toBe('early_media');
     await stack.events.of(session, 'call.answered');
+    expect(await dialStatus(session)).toBe('answered');
     expect(names(session)).toEqual([
       'session.dialing',
       'session.ringing',
       'session.early_media',
       'call.answered',
     ]);
+  });
+
+  it('timeout_sec ends a dial ringing in early media with no_answer', async () => {
+    // FreeSWITCH's originate has returned at the 183, so its originate_timeout is over.
+    const to = mobile();
+    await stack.control.number(to, 'answer', 10_000, true);
+    const session = await dial(to, { timeout_sec: 1 });
+    await stack.events.of(session, 'session.early_media');
+    expect(await stack.events.of(session, 'call.hangup', 4000)).toMatchObject({
+      hangup_cause: 'no_answer',
+      duration_seconds: 0,
+    });
   });
 
   it.each([

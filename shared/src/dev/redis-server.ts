@@ -1,8 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  manualRedisMessage,
+  probePlatform,
+  redisServerAvailable,
+  RedisProvisioningError,
+} from './provision.js';
 
 /** A redis-server child process on a free loopback port, for tests and `npm start`. */
 export interface SpawnedRedis {
@@ -11,14 +17,6 @@ export interface SpawnedRedis {
   stop(): Promise<void>;
   /** SIGKILL, as a crash: what AOF has written survives (tests of a Redis restart). */
   kill(): Promise<void>;
-}
-
-const INSTALL_HINT =
-  'redis-server was not found on PATH. Install it with `apt-get update && apt-get install -y redis-server` ' +
-  '(Debian/Ubuntu) or `brew install redis` (macOS), or set REDIS_URL to a running Redis.';
-
-export function redisServerAvailable(): boolean {
-  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
 export async function freePort(): Promise<number> {
@@ -45,8 +43,11 @@ export interface SpawnRedisOptions {
   readonly detached?: boolean;
 }
 
+/** Spawns redis-server; callers provision it first (provision.ts), or this fails with the command to get it. */
 export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRedis> {
-  if (!redisServerAvailable()) throw new Error(INSTALL_HINT);
+  if (!redisServerAvailable()) {
+    throw new RedisProvisioningError(manualRedisMessage(probePlatform(false)));
+  }
   const port = options.port ?? (await freePort());
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'voicegw-redis-'));
   const ownsDir = options.dir === undefined;

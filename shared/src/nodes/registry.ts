@@ -2,6 +2,17 @@ import type { Redis } from 'ioredis';
 import { nodePrefixFor } from '../ids.js';
 import type { RedisKeys } from '../redis/keys.js';
 
+/**
+ * A media node's FreeSWITCH: `ok`; `unreachable` (no event socket connection, e.g. a wrong
+ * password: the node takes no calls); `dial_target_unusable` (connected, but the gateway
+ * DIAL_STRING_TEMPLATE names does not exist, so every dial would fail).
+ */
+export type FreeswitchState = 'ok' | 'unreachable' | 'dial_target_unusable';
+
+const FREESWITCH_STATES: readonly string[] = ['ok', 'unreachable', 'dial_target_unusable'];
+const isFreeswitchState = (value: string | undefined): value is FreeswitchState =>
+  value !== undefined && FREESWITCH_STATES.includes(value);
+
 /** What a media node announces in each heartbeat. */
 export interface NodeHeartbeat {
   readonly name: string;
@@ -16,6 +27,8 @@ export interface NodeHeartbeat {
    * bridge legs of cross-node conference members); absent when the node does not announce one.
    */
   readonly sip_address?: string;
+  /** Absent from a node that does not report it (an older version): taken as `ok`. */
+  readonly freeswitch?: FreeswitchState;
 }
 
 export interface LiveNode extends NodeHeartbeat {
@@ -59,6 +72,7 @@ export class NodeRegistry {
       outbound_capacity: beat.outbound_capacity,
       draining: beat.draining ? '1' : '0',
       ...(beat.sip_address ? { sip_address: beat.sip_address } : {}),
+      ...(beat.freeswitch ? { freeswitch: beat.freeswitch } : {}),
     });
     // A node restarted without an address must not keep announcing its old one.
     if (!beat.sip_address) multi.hdel(key, 'sip_address');
@@ -94,17 +108,28 @@ export class NodeRegistry {
         outbound_capacity: Number(beat.outbound_capacity),
         draining: beat.draining === '1',
         ...(beat.sip_address ? { sip_address: beat.sip_address } : {}),
+        ...(isFreeswitchState(beat.freeswitch) ? { freeswitch: beat.freeswitch } : {}),
       });
     });
     return nodes;
   }
 
-  /** The live, non-draining node with the lowest load ratio, or undefined when there is none. */
+  /**
+   * The live, non-draining node with the lowest load ratio, or undefined when there is none; a
+   * node without its FreeSWITCH cannot host a room or a call.
+   * Ties go to a random one of the tied nodes: new rooms hold no sessions yet, so a fixed choice
+   * would put every room of a quiet cluster on the same node.
+   */
   async leastLoaded(options: { readonly outbound?: boolean } = {}): Promise<LiveNode | undefined> {
     const candidates = (await this.live()).filter(
-      (n) => !n.draining && (!options.outbound || n.outbound_capacity > 0),
+      (n) =>
+        !n.draining &&
+        n.freeswitch !== 'unreachable' &&
+        (!options.outbound || n.outbound_capacity > 0),
     );
     const load = (n: LiveNode): number => n.active_sessions / Math.max(1, n.capacity);
-    return candidates.sort((a, b) => load(a) - load(b))[0];
+    const lowest = Math.min(...candidates.map(load));
+    const tied = candidates.filter((n) => load(n) === lowest);
+    return tied[Math.floor(Math.random() * tied.length)];
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { LiveNode } from '@voicegw/shared';
 import { ADMIN_SECURITY, AdminHealth, ERROR_REPLIES, RecentErrorsReply } from './schemas.js';
 import { withStore } from './store-errors.js';
 
@@ -10,25 +11,33 @@ const operationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['admin'],
         summary: 'Gateway health: Redis reachability and live media nodes',
-        description: 'Always 200; `status` is `degraded` while Redis cannot be reached.',
+        description:
+          'Always 200; `status` is `degraded` while Redis cannot be reached or a live media node ' +
+          'is without its FreeSWITCH or without a usable dial target (`degraded_media_nodes`).',
         security: ADMIN_SECURITY,
         response: { 200: AdminHealth, ...ERROR_REPLIES },
       },
     },
     async () => {
-      let mediaNodes = 0;
+      let nodes: LiveNode[] = [];
       let redisUp = true;
       try {
         await app.redis.ping();
-        mediaNodes = (await app.nodes.live()).length;
+        nodes = await app.nodes.live();
       } catch {
         redisUp = false;
       }
+      const degraded = nodes.flatMap(({ name, prefix, freeswitch }) =>
+        freeswitch === 'unreachable' || freeswitch === 'dial_target_unusable'
+          ? [{ name, prefix, freeswitch }]
+          : [],
+      );
       return {
-        status: redisUp ? ('ok' as const) : ('degraded' as const),
+        status: redisUp && degraded.length === 0 ? ('ok' as const) : ('degraded' as const),
         timestamp: new Date().toISOString(),
         redis: redisUp ? ('up' as const) : ('down' as const),
-        media_nodes: mediaNodes,
+        media_nodes: nodes.length,
+        degraded_media_nodes: degraded,
       };
     },
   );

@@ -100,6 +100,18 @@ export const AdminHealth = Type.Object({
   timestamp: Type.String({ format: 'date-time' }),
   redis: Type.Union([Type.Literal('up'), Type.Literal('down')]),
   media_nodes: Type.Integer({ description: 'Live media nodes (fresh heartbeat)' }),
+  degraded_media_nodes: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      prefix: Type.String(),
+      freeswitch: Type.Union([Type.Literal('unreachable'), Type.Literal('dial_target_unusable')]),
+    }),
+    {
+      description:
+        'Live media nodes that cannot take calls as they should: no connection to their ' +
+        'FreeSWITCH (e.g. a wrong ESL password), or a dial target FreeSWITCH does not have',
+    },
+  ),
 });
 
 export const RecentErrorsReply = Type.Object({
