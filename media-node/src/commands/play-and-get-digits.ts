@@ -10,7 +10,6 @@ import {
   type SessionCommand,
 } from './types.js';
 
-
 /** What FreeSWITCH plays on invalid input when the command names no file (the contract's default). */
 const DEFAULT_INVALID = 'silence_stream://250';
 /** Any keypad entry; min/max digits and terminators do the validating. */
