@@ -286,6 +286,12 @@ describe('rejections', () => {
     expect(res.json()).toEqual({ success: false, error: 'Recording not available' });
   });
 
+  it('record/start answers 503 when recording is off', async () => {
+    const res = await recordStartWith({ RECORDING_MODE: 'off' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({ success: false, error: 'Recording not available' });
+  });
+
   it('record/start is accepted in file mode (the default) without any recording service', async () => {
     const res = await recordStartWith({});
     expect(res.statusCode).toBe(202);

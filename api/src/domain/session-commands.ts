@@ -75,7 +75,7 @@ export class SessionCommands {
     if (!parsed) throw new GatewayError('SESSION_NOT_FOUND');
     // File mode needs no recording service: FreeSWITCH writes into the recordings volume.
     const { RECORDING_MODE: mode, RECORDING_SERVICE_URL: receiver } = app.config;
-    if (command === 'record/start' && mode === 'stream' && !receiver) {
+    if (command === 'record/start' && (mode === 'off' || (mode === 'stream' && !receiver))) {
       throw new GatewayError('RECORDING_UNAVAILABLE');
     }
 

@@ -40,9 +40,10 @@ const responses = { 200: Wav, 403: ErrorBody, 404: NotFound, '4xx': ErrorBody, '
 const notFound = () => new GatewayError('RECORDING_NOT_FOUND');
 
 /**
- * Recordings, read from RECORDINGS_DIR (the volume the media nodes write) as their metadata in
- * Redis describes them: `file.wav` is the session's latest recording (while it runs, a valid WAV
- * of what has arrived so far), `{recording_id}.wav` one recording, the `recording_url` of its
+ * Recordings, read from RECORDINGS_DIR (the volume the media nodes or their FreeSWITCH write)
+ * as their metadata in Redis describes them: `file.wav` is the session's latest recording (while
+ * it runs, a valid WAV of what is on disk so far), `{recording_id}.wav` one recording, the
+ * `recording_url` of its
  * recording.completed. From its expiry (retention counted from the stop) the answer is 404.
  */
 const recordingRoutes: FastifyPluginAsync = async (app) => {
