@@ -1,25 +1,10 @@
 // play_and_get_digits as FreeSWITCH 1.10.12 reports it (switch_play_and_get_digits): what the
 // variables hold after each kind of entry, read back with uuid_getvar as trace d does.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Simulator } from '../../sim/index.js';
-import { EslClient, parkedCall, startMediaServer, startTestSimulator } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { parkedCall, useSimulator } from './helpers.js';
 
-let sim: Simulator;
-let client: EslClient;
-let media: Awaited<ReturnType<typeof startMediaServer>>;
-
-beforeAll(async () => {
-  sim = await startTestSimulator();
-  media = await startMediaServer();
-  client = await EslClient.connect(sim.eslPort);
-});
-
-afterAll(async () => {
-  client.close();
-  await media.close();
-  await sim.close();
-});
+const sim = useSimulator();
 
 interface Entry {
   /** `<min> <max> <tries> <timeout> <terminators>` */
@@ -32,28 +17,32 @@ interface Entry {
 /** Runs play_and_get_digits on a fresh call and returns the variables FreeSWITCH leaves. */
 async function pagd(entry: Entry): Promise<Record<string, string>> {
   const uuid = randomUUID();
-  await parkedCall(client, uuid);
+  await parkedCall(sim.client, uuid);
   const app = randomUUID();
-  const invalid = `${media.base}/tone300ms.wav`;
-  const arg = `${entry.spec} ${media.base}/tone200ms.wav ${invalid} pagd ${entry.regexp ?? '\\d*'} 600`;
-  expect(await client.execute(uuid, 'play_and_get_digits', arg, app)).toBe('+OK');
-  await client.waitEvent('CHANNEL_EXECUTE', uuid, (e) => e['Application-UUID'] === app);
+  const invalid = `${sim.media.base}/tone300ms.wav`;
+  const arg = `${entry.spec} ${sim.media.base}/tone200ms.wav ${invalid} pagd ${entry.regexp ?? '\\d*'} 600`;
+  expect(await sim.client.execute(uuid, 'play_and_get_digits', arg, app)).toBe('+OK');
+  await sim.client.waitEvent('CHANNEL_EXECUTE', uuid, (e) => e['Application-UUID'] === app);
   for (const [i, keys] of entry.tries.entries()) {
     if (i > 0) await playing(uuid, invalid, i);
-    if (keys) expect(await client.api(`uuid_recv_dtmf ${uuid} ${keys}`)).toMatch(/^\+OK/);
+    if (keys) expect(await sim.client.api(`uuid_recv_dtmf ${uuid} ${keys}`)).toMatch(/^\+OK/);
   }
-  await client.waitEvent('CHANNEL_EXECUTE_COMPLETE', uuid, (e) => e['Application-UUID'] === app);
+  await sim.client.waitEvent(
+    'CHANNEL_EXECUTE_COMPLETE',
+    uuid,
+    (e) => e['Application-UUID'] === app,
+  );
   const vars: Record<string, string> = {};
   for (const name of ['pagd', 'pagd_invalid', 'read_result', 'read_terminator_used'])
-    vars[name] = await client.api(`uuid_getvar ${uuid} ${name}`);
-  await client.api(`uuid_kill ${uuid}`);
+    vars[name] = await sim.client.api(`uuid_getvar ${uuid} ${name}`);
+  await sim.client.api(`uuid_kill ${uuid}`);
   return vars;
 }
 
 /** Waits until the invalid-input file has started `count` times on the channel. */
 async function playing(uuid: string, file: string, count: number): Promise<void> {
   const starts = () =>
-    client.events.filter(
+    sim.client.events.filter(
       (e) =>
         e['Unique-ID'] === uuid &&
         e['Event-Name'] === 'PLAYBACK_START' &&

@@ -6,33 +6,21 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Simulator } from '../../sim/index.js';
+import { describe, expect, it } from 'vitest';
 import { parseWav } from '../../sim/media/wav.js';
-import { EslClient, parkedCall, startTestSimulator } from './helpers.js';
+import { parkedCall, useSimulator } from './helpers.js';
 
-let sim: Simulator;
-let client: EslClient;
+const sim = useSimulator();
 const dir = mkdtempSync(join(tmpdir(), 'sim-record-'));
-
-beforeAll(async () => {
-  sim = await startTestSimulator();
-  client = await EslClient.connect(sim.eslPort);
-});
-
-afterAll(async () => {
-  client.close();
-  await sim.close();
-});
 
 async function call(): Promise<string> {
   const uuid = randomUUID();
-  await parkedCall(client, uuid);
+  await parkedCall(sim.client, uuid);
   return uuid;
 }
 
 const recordEvent = (name: string, uuid: string, path: string) =>
-  client.waitEvent(name, uuid, (e) => e['Record-File-Path'] === path);
+  sim.client.waitEvent(name, uuid, (e) => e['Record-File-Path'] === path);
 
 /** The data size the header declares (bytes 40..43). */
 const declaredData = (path: string) => readFileSync(path).readUInt32LE(40);
@@ -41,16 +29,16 @@ describe('uuid_record', () => {
   it('start and stop: replies, events and a WAV that grows, finalised at the stop', async () => {
     const uuid = await call();
     const path = join(dir, 'sess', `${uuid}.wav`);
-    expect(await client.api(`uuid_record ${uuid} start ${path}`)).toBe('+OK Success\n');
+    expect(await sim.client.api(`uuid_record ${uuid} start ${path}`)).toBe('+OK Success\n');
     await recordEvent('RECORD_START', uuid, path);
-    await client.waitEvent('MEDIA_BUG_START', uuid);
+    await sim.client.waitEvent('MEDIA_BUG_START', uuid);
     const size = () => statSync(path).size;
     await expect.poll(size).toBeGreaterThan(44 + 1600);
     const growing = size();
     await expect.poll(size).toBeGreaterThan(growing);
     expect(declaredData(path)).toBe(0);
 
-    expect(await client.api(`uuid_record ${uuid} stop ${path}`)).toBe('+OK Success\n');
+    expect(await sim.client.api(`uuid_record ${uuid} stop ${path}`)).toBe('+OK Success\n');
     const stop = await recordEvent('RECORD_STOP', uuid, path);
     expect(stop['Record-Completion-Cause']).toBe('success-maxtime');
     expect(stop.variable_record_completion_cause).toBe('success-maxtime');
@@ -62,50 +50,50 @@ describe('uuid_record', () => {
     expect(size()).toBe(44 + samples * 2);
     expect(declaredData(path)).toBe(samples * 2);
     expect(parseWav(readFileSync(path))).toMatchObject({ sampleRate: 8000, channels: 1 });
-    await client.waitEvent('MEDIA_BUG_STOP', uuid);
-    await client.api(`uuid_kill ${uuid}`);
+    await sim.client.waitEvent('MEDIA_BUG_STOP', uuid);
+    await sim.client.api(`uuid_kill ${uuid}`);
   });
 
   it('refusals: unknown format, uncreatable directory, stop of what is not recorded', async () => {
     const uuid = await call();
     writeFileSync(join(dir, 'plainfile'), '');
-    expect(await client.api(`uuid_record ${uuid} start ${join(dir, 'x.mp3x')}`)).toBe(
+    expect(await sim.client.api(`uuid_record ${uuid} start ${join(dir, 'x.mp3x')}`)).toBe(
       '-ERR Cannot record session!\n',
     );
-    expect(await client.api(`uuid_record ${uuid} start ${join(dir, 'plainfile', 'x.wav')}`)).toBe(
-      '-ERR Cannot record session!\n',
-    );
-    expect(await client.api(`uuid_record ${uuid} stop ${join(dir, 'nothing.wav')}`)).toBe(
+    expect(
+      await sim.client.api(`uuid_record ${uuid} start ${join(dir, 'plainfile', 'x.wav')}`),
+    ).toBe('-ERR Cannot record session!\n');
+    expect(await sim.client.api(`uuid_record ${uuid} stop ${join(dir, 'nothing.wav')}`)).toBe(
       '-ERR Cannot stop record session!\n',
     );
-    await client.api(`uuid_kill ${uuid}`);
+    await sim.client.api(`uuid_kill ${uuid}`);
   });
 
   it('stop all ends every recording of the channel', async () => {
     const uuid = await call();
     const a = join(dir, `a-${uuid}.wav`);
     const b = join(dir, `b-${uuid}.wav`);
-    await client.api(`uuid_record ${uuid} start ${a}`);
-    await client.api(`uuid_record ${uuid} start ${b}`);
-    expect(await client.api(`uuid_record ${uuid} stop all`)).toBe('+OK Success\n');
+    await sim.client.api(`uuid_record ${uuid} start ${a}`);
+    await sim.client.api(`uuid_record ${uuid} start ${b}`);
+    expect(await sim.client.api(`uuid_record ${uuid} stop all`)).toBe('+OK Success\n');
     await recordEvent('RECORD_STOP', uuid, a);
     await recordEvent('RECORD_STOP', uuid, b);
     expect(parseWav(readFileSync(a))).toBeDefined();
     expect(parseWav(readFileSync(b))).toBeDefined();
-    await client.api(`uuid_kill ${uuid}`);
+    await sim.client.api(`uuid_kill ${uuid}`);
   });
 
   it('hangup while recording: RECORD_STOP success-silence before CHANNEL_HANGUP_COMPLETE', async () => {
     const uuid = await call();
     const path = join(dir, `h-${uuid}.wav`);
-    await client.api(`uuid_record ${uuid} start ${path}`);
+    await sim.client.api(`uuid_record ${uuid} start ${path}`);
     await recordEvent('RECORD_START', uuid, path);
-    await client.api(`uuid_kill ${uuid}`);
+    await sim.client.api(`uuid_kill ${uuid}`);
     const stop = await recordEvent('RECORD_STOP', uuid, path);
     expect(stop['Record-Completion-Cause']).toBe('success-silence');
     expect(stop['Answer-State']).toBe('hangup');
-    await client.waitEvent('CHANNEL_HANGUP_COMPLETE', uuid);
-    const order = client.sequence(uuid).filter((n) => /RECORD_STOP|HANGUP_COMPLETE/.test(n));
+    await sim.client.waitEvent('CHANNEL_HANGUP_COMPLETE', uuid);
+    const order = sim.client.sequence(uuid).filter((n) => /RECORD_STOP|HANGUP_COMPLETE/.test(n));
     expect(order).toEqual(['RECORD_STOP', 'CHANNEL_HANGUP_COMPLETE']);
     expect(declaredData(path)).toBe(Number(stop.variable_record_samples) * 2);
   });
