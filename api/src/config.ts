@@ -1,4 +1,4 @@
-import { BooleanFlag, CommonEnv, loadConfig } from '@voicegw/shared';
+import { BooleanFlag, CommonEnv, loadConfig, RecordingModeEnv } from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
 
 /** Environment of the api process. docs/configuration.md lists the same variables. */
@@ -17,12 +17,13 @@ export const ApiEnv = Type.Object({
     false,
     'Accept webhook URLs that resolve to loopback or private ranges.',
   ),
+  RECORDING_MODE: RecordingModeEnv,
   RECORDING_SERVICE_URL: Type.Optional(
     Type.String({
       pattern: '^wss?://',
       description:
         'ws:// base URL of the recording receiver (the media node reads the same variable). ' +
-        'Unset: record/start answers 503.',
+        'Unset in stream mode: record/start answers 503.',
     }),
   ),
   RECORDINGS_DIR: Type.String({

@@ -264,22 +264,39 @@ describe('rejections', () => {
     expect(res.json()).toEqual({ success: false, error: 'Request body too large' });
   });
 
-  it('record/start answers 503 when no recording service is configured', async () => {
-    const bare = await startApi();
+  /** record/start on a fresh api with `env`. */
+  async function recordStartWith(env: Record<string, string>) {
+    const bare = await startApi(env);
     try {
       const who = await createTenant(bare);
       const prefix = await liveNode(bare);
       const session = await seedSession(bare, who, prefix);
-      const res = await bare.app.inject({
+      return await bare.app.inject({
         method: 'POST',
         url: `/api/v1/sessions/${session}/commands/record/start`,
         headers: who.headers,
       });
-      expect(res.statusCode).toBe(503);
-      expect(res.json()).toEqual({ success: false, error: 'Recording not available' });
     } finally {
       await bare.close();
     }
+  }
+
+  it('record/start answers 503 in stream mode when no recording service is configured', async () => {
+    const res = await recordStartWith({ RECORDING_MODE: 'stream' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({ success: false, error: 'Recording not available' });
+  });
+
+  it('record/start answers 503 when recording is off', async () => {
+    const res = await recordStartWith({ RECORDING_MODE: 'off' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({ success: false, error: 'Recording not available' });
+  });
+
+  it('record/start is accepted in file mode (the default) without any recording service', async () => {
+    const res = await recordStartWith({});
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ status: 'in_progress' });
   });
 });
 

@@ -1,4 +1,4 @@
-import { CommonEnv, ConfigError, loadConfig } from '@voicegw/shared';
+import { CommonEnv, ConfigError, loadConfig, RecordingModeEnv } from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
 
 const ms = (fallback: number, minimum: number, description: string) =>
@@ -145,12 +145,13 @@ export const MediaNodeEnv = Type.Object({
     description: 'Port of GET /metrics (Prometheus) and GET /health; 0 disables it.',
   }),
   METRICS_HOST: Type.String({ default: '0.0.0.0', description: 'Listen address of /metrics.' }),
+  RECORDING_MODE: RecordingModeEnv,
   RECORDING_SERVICE_URL: Type.Optional(
     Type.String({
       pattern: '^wss?://[^\\s]+$',
       description:
-        "ws:// base URL of this node's recording receiver as FreeSWITCH reaches it; streams go to " +
-        '<url>/<session id>/<recording id>. Unset: no receiver, record/start fails.',
+        "Stream mode: ws:// base URL of this node's recording receiver as FreeSWITCH reaches it; " +
+        'streams go to <url>/<session id>/<recording id>. Unset: no receiver, record/start fails.',
     }),
   ),
   RECORDING_PORT: Type.Integer({
@@ -168,6 +169,15 @@ export const MediaNodeEnv = Type.Object({
     description:
       'Where recordings are written (<session id>/<recording id>.wav); the api reads it.',
   }),
+  FS_RECORDINGS_DIR: Type.Optional(
+    Type.String({
+      pattern: '^/',
+      description:
+        'File mode: RECORDINGS_DIR as FreeSWITCH sees it (the same volume mounted elsewhere in ' +
+        'its container); FreeSWITCH is told to write <this>/<session id>/<recording id>.wav. ' +
+        'Default: RECORDINGS_DIR.',
+    }),
+  ),
   RECORDING_RETENTION_HOURS: Type.Number({
     exclusiveMinimum: 0,
     default: 24,

@@ -17,7 +17,7 @@ export { captureLogger } from './dev/log-capture.js';
 export type { LogLine } from './dev/log-capture.js';
 
 export { loadConfig, ConfigError } from './config/load.js';
-export { CommonEnv, BooleanFlag } from './config/common.js';
+export { CommonEnv, BooleanFlag, RecordingModeEnv } from './config/common.js';
 
 export { ERRORS, GatewayError } from './errors/catalogue.js';
 export type { ErrorCode, GatewayErrorOptions } from './errors/catalogue.js';
@@ -80,7 +80,14 @@ export {
   RECORDING_FALLBACK_MS,
 } from './recordings/store.js';
 export type { RecordingRecord, NewRecording, ExpiredRecording } from './recordings/store.js';
-export { wavHeader, WAV_HEADER_BYTES } from './recordings/wav.js';
+export {
+  readWavLayout,
+  wavDataBytes,
+  wavHeader,
+  WAV_HEAD_BYTES,
+  WAV_HEADER_BYTES,
+} from './recordings/wav.js';
+export type { WavLayout } from './recordings/wav.js';
 export { NodeRegistry, PrefixCollisionError } from './nodes/registry.js';
 export type { FreeswitchState, NodeHeartbeat, LiveNode } from './nodes/registry.js';
 

@@ -19,6 +19,7 @@ export const LauncherEnv = Type.Object({
   EVENT_BUS: Type.Union([Type.Literal('redis'), Type.Literal('kafka')], { default: 'redis' }),
   KAFKA_BROKERS: Type.Optional(Type.String({ minLength: 1 })),
   RECORDING_SERVICE_URL: Type.Optional(Type.String({ pattern: '^wss?://' })),
+  RECORDING_MODE: Type.Union([Type.Literal('file'), Type.Literal('stream')], { default: 'file' }),
 });
 export type LauncherConfig = Static<typeof LauncherEnv>;
 

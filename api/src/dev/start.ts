@@ -22,8 +22,10 @@ if (!config.REDIS_URL) {
 }
 const redisUrl = config.REDIS_URL ?? redis?.url ?? '';
 
-// Recording: the media node's receiver on this machine, files under DATA_DIR that the api serves.
+// Recording: files under DATA_DIR that the api serves, written by the simulator (FreeSWITCH) in
+// file mode, or by the media node's receiver on this machine in stream mode.
 const recording = {
+  RECORDING_MODE: config.RECORDING_MODE,
   RECORDING_SERVICE_URL:
     config.RECORDING_SERVICE_URL ?? `ws://127.0.0.1:${config.RECORDING_PORT}/record`,
   RECORDINGS_DIR: resolve(config.DATA_DIR, 'recordings'),
@@ -87,7 +89,7 @@ voicegw is starting (development defaults)
   Redis          ${redisUrl}${redis ? `   (spawned, data in ${config.DATA_DIR}/redis)` : ''}
   FreeSWITCH     ${simulated ? `simulator: ESL 127.0.0.1:${esl.port}, control API http://127.0.0.1:${config.SIM_HTTP_PORT}/sim` : `${esl.host}:${esl.port}`}
   Media node     media-1 (metrics http://127.0.0.1:${config.MEDIA_METRICS_PORT}/metrics)
-  Recordings     ${recording.RECORDINGS_DIR}   (receiver ${recording.RECORDING_SERVICE_URL})
+  Recordings     ${recording.RECORDINGS_DIR}   (${config.RECORDING_MODE === 'file' ? 'file mode' : `stream mode, receiver ${recording.RECORDING_SERVICE_URL}`})
   Dispatcher     event bus ${config.EVENT_BUS === 'kafka' ? `kafka (${config.KAFKA_BROKERS ?? ''})` : 'redis'}, metrics http://127.0.0.1:${config.DISPATCHER_METRICS_PORT}/metrics
   Webhooks       ALLOW_HTTP_WEBHOOKS=true ALLOW_LOCALHOST_WEBHOOKS=true (signed, see docs/webhooks.md)
 Press Ctrl-C to stop.

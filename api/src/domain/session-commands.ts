@@ -75,7 +75,9 @@ export class SessionCommands {
     const { app } = this;
     const parsed = parseSessionId(sessionId);
     if (!parsed) throw new GatewayError('SESSION_NOT_FOUND');
-    if (command === 'record/start' && !app.config.RECORDING_SERVICE_URL) {
+    // File mode needs no recording service: FreeSWITCH writes into the recordings volume.
+    const { RECORDING_MODE: mode, RECORDING_SERVICE_URL: receiver } = app.config;
+    if (command === 'record/start' && (mode === 'off' || (mode === 'stream' && !receiver))) {
       throw new GatewayError('RECORDING_UNAVAILABLE');
     }
 

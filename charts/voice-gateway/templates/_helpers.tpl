@@ -119,6 +119,11 @@ affinity:
 {{- default (include "vg.componentName" (dict "root" . "component" "recordings")) .Values.recordings.existingClaim }}
 {{- end }}
 
+{{/* RECORDING_MODE of the api and the media nodes: off without the recordings volume. */}}
+{{- define "vg.recordingMode" -}}
+{{- if .Values.recordings.enabled }}{{ .Values.recordings.mode }}{{ else }}off{{ end }}
+{{- end }}
+
 {{/* The media node's recording receiver as its FreeSWITCH reaches it (RECORDING_SERVICE_URL);
      the api reads the same variable to know that recording is available. */}}
 {{- define "vg.recordingServiceUrl" -}}

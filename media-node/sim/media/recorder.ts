@@ -1,28 +1,95 @@
 // uuid_record: a session_record media bug. RECORD_START/MEDIA_BUG_START on start;
 // RECORD_STOP (success-maxtime on stop or limit, success-silence on hangup) and MEDIA_BUG_STOP
-// on stop, with the record_* variables. A `.wav` target gets a real file of generated audio.
-import { stat, writeFile } from 'node:fs/promises';
+// on stop, with the record_* variables. A `.wav` target is a real file written as FreeSWITCH
+// (libsndfile) writes it: the header with zero sizes at the start, the call's audio (a tone)
+// appended in real time, the sizes patched when the file is closed, before RECORD_STOP.
+import { closeSync, open, writeSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { dirname, extname } from 'node:path';
+import { wavHeader } from '@voicegw/shared';
 import type { Channel, MediaBug } from '../core/channel.js';
-import { makeToneWav } from './wav.js';
 
 const FORMATS = new Set(['.wav', '.mp3']);
 const OPEN_MS = 10;
+const RATE = 8000;
+/** How often the audio due so far is appended (FreeSWITCH's record thread buffers similarly). */
+const WRITE_MS = 100;
+const TONE_HZ = 440;
+
+const openFd = promisify(open);
+
+/**
+ * The growing WAV of one recording. Opened asynchronously (FreeSWITCH's open takes a while too);
+ * written and closed synchronously, which keeps RECORD_STOP in its place on hangup.
+ */
+class WavFile {
+  private samples = 0;
+  private masked = false;
+
+  constructor(private readonly fd: number) {
+    writeSync(fd, wavHeader(0, RATE), 0, 44, 0);
+  }
+
+  static async open(path: string): Promise<WavFile | undefined> {
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      return new WavFile(await openFd(path, 'w'));
+    } catch {
+      return undefined;
+    }
+  }
+
+  mask(on: boolean): void {
+    this.masked = on;
+  }
+
+  /** Appends the samples up to `totalSamples` (a tone, or silence while masked). */
+  writeUpTo(totalSamples: number): void {
+    const count = totalSamples - this.samples;
+    if (count <= 0) return;
+    const data = Buffer.alloc(count * 2);
+    if (!this.masked) {
+      for (let i = 0; i < count; i++) {
+        const t = (this.samples + i) / RATE;
+        data.writeInt16LE(Math.round(Math.sin(2 * Math.PI * TONE_HZ * t) * 6000), i * 2);
+      }
+    }
+    writeSync(this.fd, data, 0, data.length, 44 + this.samples * 2);
+    this.samples = totalSamples;
+  }
+
+  close(): void {
+    writeSync(this.fd, wavHeader(this.samples * 2, RATE), 0, 44, 0);
+    closeSync(this.fd);
+  }
+}
 
 class Recording implements MediaBug {
   private readonly startedAt = performance.now();
   private limitTimer: NodeJS.Timeout | undefined;
+  private writer: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(
     readonly ch: Channel,
     readonly path: string,
     limitSec: number,
+    private readonly file: WavFile | undefined,
   ) {
     if (limitSec > 0) {
       // The limit counts recorded samples, so it ends a frame or two before the wall-clock limit (trace e2: 983 ms for 1 s).
       this.limitTimer = setTimeout(() => this.stop('success-maxtime')(), limitSec * 1000 - 40);
     }
+    if (file) {
+      this.writer = setInterval(() => file.writeUpTo(this.samplesNow()), WRITE_MS);
+      this.writer.unref();
+    }
+  }
+
+  mask(on: boolean): void {
+    this.file?.writeUpTo(this.samplesNow());
+    this.file?.mask(on);
   }
 
   stopOnHangup(): void {
@@ -34,16 +101,23 @@ class Recording implements MediaBug {
     if (this.stopped) return () => undefined;
     this.stopped = true;
     clearTimeout(this.limitTimer);
+    clearInterval(this.writer);
     this.ch.bugs.delete(this);
-    const ms = Math.round(performance.now() - this.startedAt);
-    const samples = ms * 8;
+    const samples = this.samplesNow();
+    const ms = Math.floor(samples / (RATE / 1000));
+    try {
+      this.file?.writeUpTo(samples);
+      this.file?.close();
+    } catch {
+      // The file went away under the recording; FreeSWITCH reports the stop all the same.
+    }
     const bugHeaders: Array<[string, string]> = [
       ['Media-Bug-Function', 'session_record'],
       ['Media-Bug-Target', this.path],
     ];
     this.ch.vars.set('record_file_size', String(44 + samples * 2));
     this.ch.vars.set('record_samples', String(samples));
-    this.ch.vars.set('record_seconds', String(Math.floor(ms / 1000)));
+    this.ch.vars.set('record_seconds', String(Math.floor(samples / RATE)));
     this.ch.vars.set('record_ms', String(ms));
     this.ch.vars.set('record_completion_cause', cause);
     this.ch.fire('RECORD_STOP', {
@@ -52,10 +126,11 @@ class Recording implements MediaBug {
         ['Record-Completion-Cause', cause],
       ],
     });
-    if (extname(this.path).toLowerCase() === '.wav') {
-      writeFile(this.path, makeToneWav(ms)).catch(() => undefined);
-    }
     return () => this.ch.fire('MEDIA_BUG_STOP', { pre: bugHeaders });
+  }
+
+  private samplesNow(): number {
+    return Math.round(((performance.now() - this.startedAt) * RATE) / 1000);
   }
 }
 
@@ -67,10 +142,12 @@ export async function uuidRecord(ch: Channel, argv: string[]): Promise<string> {
   const [action, path = '', limit] = argv;
   switch (action) {
     case 'start': {
-      if (!FORMATS.has(extname(path).toLowerCase()) || !(await isDir(dirname(path)))) {
-        return '-ERR Cannot record session!\n';
-      }
-      const rec = new Recording(ch, path, Number(limit) || 0);
+      const ext = extname(path).toLowerCase();
+      if (!FORMATS.has(ext)) return '-ERR Cannot record session!\n';
+      // FreeSWITCH creates the directory (a parent that is a regular file fails) and opens the file.
+      const file = ext === '.wav' ? await WavFile.open(path) : undefined;
+      if (ext === '.wav' && !file) return '-ERR Cannot record session!\n';
+      const rec = new Recording(ch, path, Number(limit) || 0, file);
       ch.bugs.add(rec);
       // Opening the file takes FreeSWITCH ~10 ms; the events follow the reply (trace e).
       await new Promise((r) => setTimeout(r, OPEN_MS));
@@ -96,19 +173,12 @@ export async function uuidRecord(ch: Channel, argv: string[]): Promise<string> {
       return '+OK Success\n';
     }
     case 'mask':
-    case 'unmask':
-      return recordings(ch).some((r) => r.path === path)
-        ? '+OK Success\n'
-        : '-ERR Cannot mask recording session!\n';
+    case 'unmask': {
+      const targets = recordings(ch).filter((r) => r.path === path);
+      for (const r of targets) r.mask(action === 'mask');
+      return targets.length > 0 ? '+OK Success\n' : '-ERR Cannot mask recording session!\n';
+    }
     default:
       return '-USAGE: <uuid> [start|stop|mask|unmask] <path> [<limit>]\n';
-  }
-}
-
-async function isDir(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
   }
 }

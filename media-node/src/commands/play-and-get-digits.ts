@@ -1,17 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EventPayload } from '@voicegw/shared';
 import type { FsEvent } from '../esl/event.js';
-import type { Session } from '../session/session.js';
 import { fetchAudio, publishFileNotFound, sleep } from './audio.js';
+import { digitsResult } from './digits-result.js';
 import {
   DEFERRED_TIMEOUT_MS,
   describe,
   type CommandContext,
   type SessionCommand,
 } from './types.js';
-
-type Args = CommandContext<'play_and_get_digits'>['message']['args'];
-type Status = EventPayload<'digits.collected'>['status'];
 
 /** What FreeSWITCH plays on invalid input when the command names no file (the contract's default). */
 const DEFAULT_INVALID = 'silence_stream://250';
@@ -23,8 +20,9 @@ const ANY_DIGITS = '^[0-9A-D*#]*$';
  * FreeSWITCH's play_and_get_digits runs. Deferred: command.result true when the application
  * starts (CHANNEL_EXECUTE), false when a file cannot be fetched (with playback.file_not_found) or
  * nothing started within 2000 ms. digits.collected follows when it completes: FreeSWITCH reports
- * only through channel variables, which its EXECUTE_COMPLETE carries; a variable name of its own
- * per run keeps an earlier run's values out. Each key pressed is a `dtmf` event meanwhile.
+ * only through channel variables, which its EXECUTE_COMPLETE carries (digits-result.ts turns
+ * them and the keys seen meanwhile into a status); a variable name of its own per run keeps an
+ * earlier run's values out. Each key pressed is a `dtmf` event meanwhile.
  */
 export const playAndGetDigits: SessionCommand<'play_and_get_digits'> = {
   name: 'play_and_get_digits',
@@ -74,9 +72,11 @@ async function run(ctx: CommandContext<'play_and_get_digits'>, deadline: number)
 
   const { channel } = session;
   let started = false;
+  const keys: string[] = [];
   let resolveStarted!: (value: boolean) => void;
   const startedOrEnded = new Promise<boolean>((resolve) => (resolveStarted = resolve));
   const onEvent = (event: FsEvent): void => {
+    if (event.name === 'DTMF') keys.push(event.header('DTMF-Digit') ?? '');
     if (event.header('Application-UUID') !== applicationUuid) return;
     if (event.name === 'CHANNEL_EXECUTE') {
       started = true;
@@ -84,7 +84,19 @@ async function run(ctx: CommandContext<'play_and_get_digits'>, deadline: number)
     } else if (event.name === 'CHANNEL_EXECUTE_COMPLETE') {
       finish();
       resolveStarted(false);
-      const payload = collected(session, message.command_uid, args, variable, event);
+      const result = digitsResult({
+        digits: event.variable(variable),
+        readResult: event.variable('read_result'),
+        terminatorUsed: event.variable('read_terminator_used'),
+        keys,
+        maxTries: args.max_tries,
+      });
+      const payload: EventPayload<'digits.collected'> = {
+        event: 'digits.collected',
+        session_uuid: session.id,
+        command_uid: message.command_uid,
+        ...result,
+      };
       session.enqueue(() => session.publish(payload));
     }
   };
@@ -115,28 +127,6 @@ async function run(ctx: CommandContext<'play_and_get_digits'>, deadline: number)
   await session.serial(() =>
     ctx.result(ok && started, ok ? undefined : 'digit collection not started within 2000 ms'),
   );
-}
-
-/** digits.collected from the variables play_and_get_digits left on its EXECUTE_COMPLETE. */
-function collected(
-  session: Session,
-  commandUid: string,
-  args: Args,
-  variable: string,
-  event: FsEvent,
-): EventPayload<'digits.collected'> {
-  const success = event.variable('read_result') === 'success';
-  const invalid = event.variable(`${variable}_invalid`);
-  let status: Status = 'success';
-  if (!success) status = invalid ? (args.max_tries > 1 ? 'max_tries' : 'invalid') : 'timeout';
-  return {
-    event: 'digits.collected',
-    session_uuid: session.id,
-    command_uid: commandUid,
-    digits: success ? (event.variable(variable) ?? '') : '',
-    terminator: success ? (event.variable('read_terminator_used') ?? '') : '',
-    status,
-  };
 }
 
 const playlist = (paths: readonly string[]): string =>

@@ -1,21 +1,23 @@
 import { Playback } from '../session/playback.js';
 import type { Session } from '../session/session.js';
-import { describe, type SessionCommand } from './types.js';
+import type { SessionCommand } from './types.js';
 
-/** The recording format: mono L16 at 8 kHz, as the telephone network carries it. */
+/** The streamed recording's format: mono L16 at 8 kHz, as the telephone network carries it. */
 const SAMPLE_RATE = 8000;
 
 /**
- * record/start: FreeSWITCH streams the call's audio (mod_audio_stream, mono L16) to this node's
- * recording receiver, which writes the WAV; as the contract says, an endless silence stream
- * starts too (the current playback stops first, as with playback/silence, but the recording's
- * silence sends no playback events). command.result at once: success when FreeSWITCH took the
- * stream. A session already recording answers success false and keeps its recording.
+ * record/start: FreeSWITCH records the call, by RECORDING_MODE: `file` (default) with its own
+ * uuid_record into the shared recordings volume, `stream` by streaming mono L16
+ * (mod_audio_stream) to this node's recording receiver, which writes the WAV. As the contract
+ * says, an endless silence stream starts too (the current playback stops first, as with
+ * playback/silence, but the recording's silence sends no playback events). command.result at
+ * once: success when FreeSWITCH took it. A session already recording answers success false and
+ * keeps its recording.
  */
 export const recordStart: SessionCommand<'record/start'> = {
   name: 'record/start',
-  esl: 'api uuid_audio_stream <uuid> start <RECORDING_SERVICE_URL>/<session>/<recording id> mono 8k; api uuid_break; sendmsg execute playback silence_stream://-1',
-  confirmedBy: 'the uuid_audio_stream reply (+OK)',
+  esl: 'file mode: api uuid_record <uuid> start <FS_RECORDINGS_DIR>/<session>/<recording id>.wav; stream mode: api uuid_audio_stream <uuid> start <RECORDING_SERVICE_URL>/<session>/<recording id> mono 8k; then api uuid_break; sendmsg execute playback silence_stream://-1',
+  confirmedBy: 'the uuid_record / uuid_audio_stream reply (+OK)',
   async start(ctx) {
     const { session, message } = ctx;
     const { recordings } = session.node;
@@ -27,26 +29,18 @@ export const recordStart: SessionCommand<'record/start'> = {
       await ctx.result(false, 'Session is already recording');
       return;
     }
-    let streamUrl: string;
+    let recording;
     try {
-      ({ streamUrl } = await recordings.prepare(session, message.command_uid, SAMPLE_RATE));
+      recording = await recordings.prepare(session, message.command_uid, SAMPLE_RATE);
     } catch (err) {
       session.log.error({ err }, 'recording not prepared');
       await ctx.result(false, 'Recording could not be prepared');
       return;
     }
-    const { channel } = session;
-    let reply: string;
-    try {
-      reply = await channel.api(
-        `uuid_audio_stream ${channel.uuid} start ${streamUrl} mono ${SAMPLE_RATE / 1000}k`,
-      );
-    } catch (err) {
-      reply = describe(err);
-    }
-    if (!reply.startsWith('+OK')) {
+    const refusal = await recording.capture.begin();
+    if (refusal !== undefined) {
       await recordings.abandon(session);
-      await ctx.result(false, reply.trim());
+      await ctx.result(false, refusal);
       return;
     }
     await startSilence(ctx.session, message.command_uid);

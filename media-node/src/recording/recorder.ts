@@ -5,15 +5,11 @@ import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import type { Playback } from '../session/playback.js';
 import type { Session } from '../session/session.js';
-import { RecordingReceiver, type ExpectedStream } from './receiver.js';
+import type { Capture, CaptureTarget } from './capture.js';
+import { FileCapture } from './file-capture.js';
+import { RecordingReceiver } from './receiver.js';
+import { StreamCapture } from './stream-capture.js';
 import { RecordingSweeper } from './sweeper.js';
-import { WavWriter } from './wav-writer.js';
-
-/**
- * How long a stop waits for FreeSWITCH to close the stream (its last frames) before the file is
- * finalised with what has arrived; record/stop answers at once, so this stays short.
- */
-const STREAM_END_TIMEOUT_MS = 1000;
 
 /** One recording in progress on a session. */
 export interface ActiveRecording {
@@ -21,8 +17,8 @@ export interface ActiveRecording {
   /** command_uid of the record/start, carried by recording.completed. */
   readonly commandUid: string;
   readonly startedAt: number;
-  readonly writer: WavWriter;
-  readonly stream: ExpectedStream;
+  /** How its audio reaches the file (RECORDING_MODE). */
+  readonly capture: Capture;
   /** The endless silence stream record/start started (stopped by record/stop). */
   silence: Playback | undefined;
   /** Stops watching the channel for its hangup. */
@@ -39,10 +35,11 @@ export interface CompletedRecording {
 }
 
 /**
- * The recordings of this node's sessions: the WebSocket receiver FreeSWITCH streams to, the WAV
- * files under RECORDINGS_DIR, their metadata in Redis, at most one recording per session, and
- * the retention sweeper. A recording ends by record/stop or by the call's hangup; either way
- * the file is finalised before recording.completed is published.
+ * The recordings of this node's sessions: the WAV files under RECORDINGS_DIR (written by
+ * FreeSWITCH in file mode, by this node from FreeSWITCH's stream in stream mode), their metadata
+ * in Redis, at most one recording per session, and the retention sweeper. A recording ends by
+ * record/stop, by the call's hangup or by FreeSWITCH; in every case the file is complete before
+ * recording.completed is published.
  */
 export class Recorder {
   readonly store: RecordingStore;
@@ -53,7 +50,7 @@ export class Recorder {
   constructor(private readonly node: NodeContext) {
     const { config, redis, keys, scripts, log } = node;
     this.store = new RecordingStore(redis, keys, scripts);
-    if (config.RECORDING_SERVICE_URL !== undefined) {
+    if (config.RECORDING_MODE === 'stream' && config.RECORDING_SERVICE_URL !== undefined) {
       this.receiver = new RecordingReceiver(
         { host: config.RECORDING_HOST, port: config.RECORDING_PORT },
         log.child({ component: 'recording-receiver' }),
@@ -67,9 +64,9 @@ export class Recorder {
     );
   }
 
-  /** Recording needs RECORDING_SERVICE_URL (the receiver's address as FreeSWITCH reaches it). */
+  /** File mode always records; stream mode needs RECORDING_SERVICE_URL (its receiver). */
   get enabled(): boolean {
-    return this.receiver !== undefined;
+    return this.node.config.RECORDING_MODE === 'file' || this.receiver !== undefined;
   }
 
   get retentionMs(): number {
@@ -82,15 +79,14 @@ export class Recorder {
     this.sweeper.start();
   }
 
-  /** Finalises the files of recordings still running (no events: the node is going away). */
+  /** Leaves the files of recordings still running complete (no events: the node is going away). */
   async close(): Promise<void> {
     await this.sweeper.stop();
     await Promise.allSettled(
       [...this.active.entries()].map(async ([session, rec]) => {
         this.active.delete(session);
         rec.unwatch();
-        await rec.stream.end(0);
-        await rec.writer.finish();
+        await rec.capture.abort();
       }),
     );
     await this.receiver?.close();
@@ -106,30 +102,34 @@ export class Recorder {
   }
 
   /**
-   * Prepares a recording: the WAV file (empty, valid), the receiver's expectation of its stream
-   * and its metadata. Returns it with the URL FreeSWITCH must stream to; `abandon` undoes it
-   * if FreeSWITCH refuses.
+   * Prepares a recording: its capture (the file's directory, or the empty WAV and the receiver's
+   * expectation of the stream) and its metadata. Its capture's begin() then has FreeSWITCH
+   * start; `abandon` undoes it if FreeSWITCH refuses.
    */
   async prepare(
     session: Session,
     commandUid: string,
     sampleRate: number,
-  ): Promise<{ readonly recording: ActiveRecording; readonly streamUrl: string }> {
-    const { config } = this.node;
-    if (!this.receiver || config.RECORDING_SERVICE_URL === undefined) {
-      throw new Error('recording is not configured on this media node');
-    }
+  ): Promise<ActiveRecording> {
     const id = randomUUID();
     const startedAt = Date.now();
-    const path = join(config.RECORDINGS_DIR, recordingPath(session.id, id));
-    const writer = await WavWriter.create(path, sampleRate);
-    const stream = this.receiver.expect(session.id, id, { audio: (f) => writer.append(f) });
+    const relative = recordingPath(session.id, id);
+    const path = join(this.node.config.RECORDINGS_DIR, relative);
+    const target: CaptureTarget = {
+      session,
+      recordingId: id,
+      path,
+      sampleRate,
+      // Only while this recording is the session's (not a later one).
+      onLost: () => {
+        if (this.active.get(session)?.id === id) this.finish(session);
+      },
+    };
     const recording: ActiveRecording = {
       id,
       commandUid,
       startedAt,
-      writer,
-      stream,
+      capture: await this.capture(target, relative),
       silence: undefined,
       unwatch: this.watchHangup(session),
     };
@@ -151,8 +151,7 @@ export class Recorder {
       await this.abandon(session);
       throw err;
     }
-    const base = config.RECORDING_SERVICE_URL.replace(/\/+$/, '');
-    return { recording, streamUrl: `${base}/${session.id}/${id}` };
+    return recording;
   }
 
   /** Drops a recording FreeSWITCH would not start; its empty file expires like any other. */
@@ -163,21 +162,17 @@ export class Recorder {
   }
 
   /**
-   * Ends the session's recording: waits (briefly) for FreeSWITCH to close the stream, finalises
-   * the WAV, records the stop (retention counts from now) and returns what recording.completed
-   * says; undefined when the session is not recording.
+   * Ends the session's recording: waits (briefly) for FreeSWITCH to finish the file, records
+   * the stop (retention counts from now) and returns what recording.completed says; undefined
+   * when the session is not recording.
    */
   async complete(session: Session): Promise<CompletedRecording | undefined> {
     const rec = this.active.get(session);
     if (!rec) return undefined;
     this.active.delete(session);
     rec.unwatch();
-    await rec.stream.end(STREAM_END_TIMEOUT_MS);
-    const bytes = await rec.writer.finish();
-    if (rec.writer.failure)
-      session.log.error({ err: rec.writer.failure }, 'recording write failed');
+    const duration = await rec.capture.settle();
     const stoppedAt = Date.now();
-    const duration = Math.round((bytes / (rec.writer.sampleRate * 2)) * 1000) / 1000;
     await this.store.stopped(session.id, rec.id, {
       stoppedAt,
       duration,
@@ -190,6 +185,21 @@ export class Recorder {
       url: await this.recordingUrl(session.id, rec.id),
       duration,
     };
+  }
+
+  private capture(target: CaptureTarget, relative: string): Promise<Capture> {
+    const { config } = this.node;
+    if (config.RECORDING_MODE === 'file') {
+      return FileCapture.create(
+        target,
+        config.FS_RECORDINGS_DIR ?? config.RECORDINGS_DIR,
+        relative,
+      );
+    }
+    if (!this.receiver || config.RECORDING_SERVICE_URL === undefined) {
+      throw new Error('recording is not configured on this media node');
+    }
+    return StreamCapture.create(target, this.receiver, config.RECORDING_SERVICE_URL);
   }
 
   /** Publishes recording.completed (in the session's order of events). */
@@ -209,12 +219,7 @@ export class Recorder {
    */
   private watchHangup(session: Session): () => void {
     const { channel } = session;
-    const finish = (): void => {
-      session.enqueue(async () => {
-        const done = await this.complete(session);
-        if (done) await this.publishCompleted(session, done);
-      });
-    };
+    const finish = (): void => this.finish(session);
     const onEvent = (event: FsEvent): void => {
       if (event.name === 'CHANNEL_HANGUP' || event.name === 'CHANNEL_HANGUP_COMPLETE') finish();
     };
@@ -224,6 +229,14 @@ export class Recorder {
       channel.off('event', onEvent);
       channel.off('gone', finish);
     };
+  }
+
+  /** Ends the session's recording and publishes recording.completed, in the session's order. */
+  private finish(session: Session): void {
+    session.enqueue(async () => {
+      const done = await this.complete(session);
+      if (done) await this.publishCompleted(session, done);
+    });
   }
 
   /** The api's public base URL is announced by the api (PUBLIC_BASE_URL) in Redis. */

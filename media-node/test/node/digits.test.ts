@@ -107,13 +107,36 @@ describe.concurrent('play_and_get_digits', () => {
     });
   });
 
-  it('too few digits on the only try is status invalid', async () => {
+  it('too few digits on the only try is status invalid, with the partial digits', async () => {
     const call = await answeredCall();
     await collect(call, 'short', { min_digits: 3, max_tries: 1 });
     await stack.control.dtmf(call.uuid, '12#');
     expect(await eventOf(call.session, 'digits.collected', 'short')).toMatchObject({
-      digits: '',
+      digits: '12',
+      terminator: '',
       status: 'invalid',
+    });
+  });
+
+  it('a key that is not a terminator does not end the entry: too short at the timeout is invalid', async () => {
+    const call = await answeredCall();
+    await collect(call, 'badterm', { min_digits: 3, max_digits: 3, max_tries: 1, timeout: 1000 });
+    await stack.control.dtmf(call.uuid, '1*');
+    expect(await eventOf(call.session, 'digits.collected', 'badterm')).toMatchObject({
+      digits: '1*',
+      terminator: '',
+      status: 'invalid',
+    });
+  });
+
+  it('enough digits and then silence is success once the digit timeout passes', async () => {
+    const call = await answeredCall();
+    await collect(call, 'nohash', { min_digits: 2, max_digits: 6, max_tries: 1, timeout: 1000 });
+    await stack.control.dtmf(call.uuid, '42');
+    expect(await eventOf(call.session, 'digits.collected', 'nohash')).toMatchObject({
+      digits: '42',
+      terminator: '',
+      status: 'success',
     });
   });
 
@@ -122,7 +145,6 @@ describe.concurrent('play_and_get_digits', () => {
     await collect(call, 'retry', { min_digits: 3, max_tries: 2, timeout: 3000 });
     await stack.control.dtmf(call.uuid, '12#');
     await waitForDigit(call.session, 3);
-    await new Promise((resolve) => setTimeout(resolve, 400)); // the invalid-input prompt
     await stack.control.dtmf(call.uuid, '345#');
     expect(await eventOf(call.session, 'digits.collected', 'retry')).toMatchObject({
       digits: '345',
@@ -136,9 +158,21 @@ describe.concurrent('play_and_get_digits', () => {
     await collect(call, 'tries', { min_digits: 3, max_tries: 2, timeout: 3000 });
     await stack.control.dtmf(call.uuid, '1#');
     await waitForDigit(call.session, 2);
-    await new Promise((resolve) => setTimeout(resolve, 400));
     await stack.control.dtmf(call.uuid, '2#');
     expect(await eventOf(call.session, 'digits.collected', 'tries')).toMatchObject({
+      digits: '2',
+      terminator: '',
+      status: 'max_tries',
+    });
+  });
+
+  it('tries used up after an invalid entry and then silence are status max_tries', async () => {
+    const call = await answeredCall();
+    await collect(call, 'gaveup', { min_digits: 3, max_tries: 2, timeout: 1000 });
+    await stack.control.dtmf(call.uuid, '9#');
+    expect(await eventOf(call.session, 'digits.collected', 'gaveup', 8000)).toMatchObject({
+      digits: '',
+      terminator: '',
       status: 'max_tries',
     });
   });

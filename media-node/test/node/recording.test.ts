@@ -1,8 +1,12 @@
-// Recording end to end: the api accepts record/start and record/stop, the media node has the
-// simulator stream L16 audio (as mod_audio_stream does) to its recording receiver, which writes
-// the WAV that the api serves at recording_url and file.wav; retention then makes it a bare 404.
+// Recording end to end, in both RECORDING_MODEs: the api accepts record/start and record/stop;
+// in file mode the simulator records the call itself (uuid_record, as every FreeSWITCH does)
+// into the recordings directory, reached through FS_RECORDINGS_DIR (another path to the same
+// directory, as FreeSWITCH's mount of the shared volume), writing the WAV sizes only at the
+// end; in stream mode it streams L16 audio (as mod_audio_stream does) to the node's receiver,
+// which writes the WAV. The api serves it at recording_url and file.wav; retention then makes
+// it a bare 404.
 import { randomUUID } from 'node:crypto';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@voicegw/shared';
@@ -18,38 +22,57 @@ import {
   type Stack,
   type Tenant,
 } from './harness.js';
+import { EslClient } from '../sim/helpers.js';
 
 let stack: Stack;
 let tenant: Tenant;
 let audio: AudioServer;
 let dir: string;
+/** file mode: `dir` as the simulator (FreeSWITCH) is told to write to it. */
+let fsDir: string;
 let receiverPort: number;
 const did = '0738880000';
 const PUBLIC = 'http://voicegw.test:8443';
+type Mode = 'file' | 'stream';
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'voicegw-recordings-'));
-  receiverPort = await freePort();
-  const url = `ws://127.0.0.1:${receiverPort}/record`;
-  [stack, audio] = await Promise.all([
-    startStack({
-      apiEnv: { RECORDING_SERVICE_URL: url, RECORDINGS_DIR: dir, PUBLIC_BASE_URL: PUBLIC },
-      nodeEnv: {
-        RECORDING_SERVICE_URL: url,
-        RECORDING_PORT: String(receiverPort),
-        RECORDING_HOST: '127.0.0.1',
-        RECORDINGS_DIR: dir,
-      },
-    }),
-    startAudioServer(),
-  ]);
-  tenant = await stack.tenant({ dids: [did] });
-});
-afterAll(async () => {
-  await stack.close();
-  await audio.close();
-  await rm(dir, { recursive: true, force: true });
-});
+/** A stack recording in `mode`; each describe below gets its own. */
+function recordingStack(mode: Mode): void {
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'voicegw-recordings-'));
+    fsDir = `${dir}-as-freeswitch-sees-it`;
+    await symlink(dir, fsDir);
+    receiverPort = await freePort();
+    const url = `ws://127.0.0.1:${receiverPort}/record`;
+    const modeEnv: Record<string, string> =
+      mode === 'file'
+        ? { RECORDING_MODE: mode, FS_RECORDINGS_DIR: fsDir }
+        : {
+            RECORDING_MODE: mode,
+            RECORDING_SERVICE_URL: url,
+            RECORDING_PORT: String(receiverPort),
+            RECORDING_HOST: '127.0.0.1',
+          };
+    [stack, audio] = await Promise.all([
+      startStack({
+        apiEnv: {
+          RECORDING_MODE: mode,
+          ...(mode === 'stream' ? { RECORDING_SERVICE_URL: url } : {}),
+          RECORDINGS_DIR: dir,
+          PUBLIC_BASE_URL: PUBLIC,
+        },
+        nodeEnv: { ...modeEnv, RECORDINGS_DIR: dir },
+      }),
+      startAudioServer(),
+    ]);
+    tenant = await stack.tenant({ dids: [did] });
+  });
+  afterAll(async () => {
+    await stack.close();
+    await audio.close();
+    await rm(fsDir, { force: true });
+    await rm(dir, { recursive: true, force: true });
+  });
+}
 
 async function answeredCall(control: SimControl = stack.control, prefix = stack.node.prefix) {
   const uuid = await control.call(did, mobile());
@@ -60,12 +83,16 @@ async function answeredCall(control: SimControl = stack.control, prefix = stack.
   return session;
 }
 
-/** record/start and record/stop share the 2 s "heavy" cooldown: wait it out, as a client would. */
+/**
+ * record/start and record/stop share the 2 s "heavy" cooldown: wait it out, as a client would.
+ * `sentAt` is when the answered request was sent.
+ */
 async function command(session: string, name: string, body?: unknown) {
   const deadline = Date.now() + 5000;
   for (;;) {
+    const sentAt = Date.now();
     const res = await stack.command(tenant, session, name, body);
-    if (res.status !== 429 || Date.now() > deadline) return res;
+    if (res.status !== 429 || Date.now() > deadline) return Object.assign(res, { sentAt });
   }
 }
 
@@ -118,180 +145,213 @@ function parseWav(buf: Buffer, rate = 8000): Wav {
 const peak = (samples: Int16Array) => samples.reduce((max, s) => Math.max(max, Math.abs(s)), 0);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.concurrent('recording', () => {
-  it('record/start succeeds; record/stop gives command.result and recording.completed; recording_url serves the whole WAV at once', async () => {
-    const session = await answeredCall();
-    const started = await startRecording(session, 'rec-1');
-    expect(started).toMatchObject({ command: 'record.start', success: true });
+for (const mode of ['file', 'stream'] as const) {
+  // Sequential suites (each its own stack); the tests of one run concurrently.
+  describe(`recording, ${mode} mode`, () => {
+    recordingStack(mode);
 
-    expect((await command(session, 'record/stop', { command_uid: 'stop-1' })).status).toBe(202);
-    const result = await eventOf(session, 'command.result', 'stop-1');
-    expect(result).toMatchObject({ command: 'record.stop', success: true });
-    const completed = await eventOf(session, 'recording.completed', 'rec-1');
-    expect(Object.keys(completed)).toEqual(
-      expect.arrayContaining(['recording_url', 'duration', 'command_uid']),
-    );
-    const events = stack.events.session(session);
-    expect(events.indexOf(result)).toBeLessThan(events.indexOf(completed));
+    describe.concurrent('commands', () => {
+      it('record/start succeeds; record/stop gives command.result and recording.completed; recording_url serves the whole WAV at once', async () => {
+        const session = await answeredCall();
+        const startSentAt = Date.now();
+        const started = await startRecording(session, 'rec-1');
+        const startSeenAt = Date.now();
+        expect(started).toMatchObject({ command: 'record.start', success: true });
 
-    const url = String(completed.recording_url);
-    expect(url).toMatch(
-      new RegExp(`^${PUBLIC}/api/v1/sessions/${session}/recording/[0-9a-f-]{36}\\.wav$`),
-    );
-    const res = await get(url);
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe('audio/wav');
-    const wav = parseWav(res.rawPayload);
-    // The event's duration is the file's, and the file holds the time between start and stop.
-    expect(completed.duration).toBeCloseTo(wav.seconds, 3);
-    // The node's own clock (event timestamps): streaming begins just before start's
-    // command.result and ends just before stop's.
-    const elapsed =
-      (Date.parse(String(result.timestamp)) - Date.parse(String(started.timestamp))) / 1000;
-    expect(elapsed).toBeGreaterThan(1.5); // about the 2 s cooldown between start and stop
-    expect(wav.seconds).toBeGreaterThan(elapsed - 0.3);
-    expect(wav.seconds).toBeLessThan(elapsed + 0.1);
-    expect(peak(wav.samples)).toBeGreaterThan(1000); // the simulator's tone, not silence
+        const stop = await command(session, 'record/stop', { command_uid: 'stop-1' });
+        expect(stop.status).toBe(202);
+        const result = await eventOf(session, 'command.result', 'stop-1');
+        const stopSeenAt = Date.now();
+        expect(result).toMatchObject({ command: 'record.stop', success: true });
+        const completed = await eventOf(session, 'recording.completed', 'rec-1');
+        expect(Object.keys(completed)).toEqual(
+          expect.arrayContaining(['recording_url', 'duration', 'command_uid']),
+        );
+        const events = stack.events.session(session);
+        expect(events.indexOf(result)).toBeLessThan(events.indexOf(completed));
 
-    // file.wav is the session's latest recording: the same bytes.
-    const latest = await get(`/api/v1/sessions/${session}/recording/file.wav`);
-    expect(latest.statusCode).toBe(200);
-    expect(latest.rawPayload.equals(res.rawPayload)).toBe(true);
-    // GET /sessions/{uuid} lists it among the session's recordings.
-    const recordingId = /([0-9a-f-]{36})\.wav$/.exec(url)?.[1];
-    const read = await get(`/api/v1/sessions/${session}`);
-    expect(read.json()).toMatchObject({ recording_ids: [recordingId] });
-    // The recording's silence stream is the command's own business: no playback events.
-    expect(events.filter((e) => String(e.event).startsWith('playback.'))).toEqual([]);
-  });
+        const url = String(completed.recording_url);
+        expect(url).toMatch(
+          new RegExp(`^${PUBLIC}/api/v1/sessions/${session}/recording/[0-9a-f-]{36}\\.wav$`),
+        );
+        const res = await get(url);
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toBe('audio/wav');
+        const wav = parseWav(res.rawPayload);
+        // The event's duration is the file's (to the millisecond), and the file holds the time
+        // between start and stop: recording runs from before start's command.result (streaming:
+        // just after) until after record/stop was sent, and within the two commands' round trips.
+        expect(completed.duration).toBe(Math.round(wav.seconds * 1000) / 1000);
+        expect(wav.seconds).toBeGreaterThan((stop.sentAt - startSeenAt) / 1000 - 0.1);
+        expect(wav.seconds).toBeLessThan((stopSeenAt - startSentAt) / 1000);
+        expect(peak(wav.samples)).toBeGreaterThan(1000); // the simulator's tone, not silence
 
-  it('file.wav during a recording is a valid WAV of the audio that has arrived so far', async () => {
-    const session = await answeredCall();
-    await startRecording(session, 'rec-live');
-    const startedAt = Date.now();
-    const first = await get(`/api/v1/sessions/${session}/recording/file.wav`);
-    expect(first.statusCode).toBe(200);
-    expect(first.headers['content-type']).toBe('audio/wav');
-    expect(parseWav(first.rawPayload).seconds).toBeLessThan(0.5);
-
-    await sleep(1200);
-    const second = await get(`/api/v1/sessions/${session}/recording/file.wav`);
-    const elapsed = (Date.now() - startedAt) / 1000;
-    const wav = parseWav(second.rawPayload);
-    // What has arrived: audio of the time slept (less what is still on its way on a busy
-    // machine, where every process of this test shares one event loop), never more than elapsed.
-    expect(wav.seconds).toBeGreaterThan(0.6);
-    expect(wav.seconds).toBeLessThanOrEqual(elapsed + 0.1);
-
-    expect((await command(session, 'record/stop')).status).toBe(202);
-    const completed = await eventOf(session, 'recording.completed', 'rec-live');
-    expect(Number(completed.duration)).toBeGreaterThanOrEqual(wav.seconds);
-  });
-
-  it('record/start stops the current playback first (its playback.stopped fires) and keeps quiet itself', async () => {
-    const session = await answeredCall();
-    const url = `${audio.base}/tone5000ms.wav`;
-    expect(
-      (await command(session, 'playback/start', { urls: [url], command_uid: 'p' })).status,
-    ).toBe(202);
-    await eventOf(session, 'playback.started', 'p');
-    await startRecording(session, 'rec-p');
-    expect(await eventOf(session, 'playback.stopped', 'p')).toMatchObject({ urls: [url] });
-    expect((await command(session, 'record/stop')).status).toBe(202);
-    await eventOf(session, 'recording.completed', 'rec-p');
-    const own = stack.events.session(session).filter((e) => e.command_uid === 'rec-p');
-    expect(own.map((e) => e.event)).toEqual(['command.result', 'recording.completed']);
-  });
-
-  it('record/start while recording answers success false and the first recording goes on', async () => {
-    const session = await answeredCall();
-    await startRecording(session, 'rec-a');
-    expect(await startRecording(session, 'rec-b')).toMatchObject({
-      success: false,
-      error: 'Session is already recording',
-    });
-    expect((await command(session, 'record/stop')).status).toBe(202);
-    const completed = await eventOf(session, 'recording.completed', 'rec-a');
-    expect(Number(completed.duration)).toBeGreaterThan(1.5); // it ran through the second start
-  });
-
-  it('record/stop without a recording answers success false and no recording.completed', async () => {
-    const session = await answeredCall();
-    expect((await command(session, 'record/stop', { command_uid: 'lonely' })).status).toBe(202);
-    expect(await eventOf(session, 'command.result', 'lonely')).toMatchObject({
-      command: 'record.stop',
-      success: false,
-      error: 'Session is not recording',
-    });
-    expect(stack.events.session(session).some((e) => e.event === 'recording.completed')).toBe(
-      false,
-    );
-  });
-
-  it('a hangup while recording finalises the file and publishes recording.completed before call.hangup', async () => {
-    const session = await answeredCall();
-    await startRecording(session, 'rec-h');
-    await sleep(600);
-    await stack.control.hangup(session.slice(6));
-    const completed = await eventOf(session, 'recording.completed', 'rec-h');
-    const hangup = await stack.events.of(session, 'call.hangup');
-    const events = stack.events.session(session);
-    expect(events.indexOf(completed)).toBeLessThan(events.indexOf(hangup));
-    const res = await get(String(completed.recording_url));
-    expect(res.statusCode).toBe(200);
-    const wav = parseWav(res.rawPayload);
-    expect(completed.duration).toBeCloseTo(wav.seconds, 3);
-    expect(wav.seconds).toBeGreaterThan(0.3);
-  });
-
-  it("another app's recording answers 403; an unknown session or recording a bare 404", async () => {
-    const session = await answeredCall();
-    await startRecording(session, 'rec-o');
-    expect((await command(session, 'record/stop')).status).toBe(202);
-    const completed = await eventOf(session, 'recording.completed', 'rec-o');
-    const other = await stack.tenant();
-
-    for (const url of [
-      String(completed.recording_url),
-      `/api/v1/sessions/${session}/recording/file.wav`,
-    ]) {
-      const res = await get(url, other.headers);
-      expect(res.statusCode).toBe(403);
-      expect(res.json()).toEqual({
-        success: false,
-        error: 'Session belongs to a different application',
+        // file.wav is the session's latest recording: the same bytes.
+        const latest = await get(`/api/v1/sessions/${session}/recording/file.wav`);
+        expect(latest.statusCode).toBe(200);
+        expect(latest.rawPayload.equals(res.rawPayload)).toBe(true);
+        // GET /sessions/{uuid} lists it among the session's recordings.
+        const recordingId = /([0-9a-f-]{36})\.wav$/.exec(url)?.[1];
+        const read = await get(`/api/v1/sessions/${session}`);
+        expect(read.json()).toMatchObject({ recording_ids: [recordingId] });
+        // The recording's silence stream is the command's own business: no playback events.
+        expect(events.filter((e) => String(e.event).startsWith('playback.'))).toEqual([]);
       });
-    }
-    for (const url of [
-      `/api/v1/sessions/${stack.node.prefix}-${randomUUID()}/recording/file.wav`,
-      `/api/v1/sessions/${session}/recording/${randomUUID()}.wav`,
-      `/api/v1/sessions/not-a-session/recording/file.wav`,
-    ]) {
-      const res = await get(url);
-      expect(res.statusCode, url).toBe(404);
-      expect(res.rawPayload.length, url).toBe(0);
-    }
-  });
 
-  it('the receiver refuses a stream nobody announced', async () => {
-    const ws = new WebSocket(`ws://127.0.0.1:${receiverPort}/record/x/${randomUUID()}`);
-    const status = await new Promise<number>((resolve) => {
-      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
-      ws.on('open', () => resolve(101));
-      ws.on('error', () => undefined);
+      it('file.wav during a recording is a valid WAV of the audio that has arrived so far', async () => {
+        const session = await answeredCall();
+        // Recording begins after this (file mode: before start's command.result).
+        const startedAt = Date.now();
+        await startRecording(session, 'rec-live');
+        const first = await get(`/api/v1/sessions/${session}/recording/file.wav`);
+        expect(first.statusCode).toBe(200);
+        expect(first.headers['content-type']).toBe('audio/wav');
+        expect(parseWav(first.rawPayload).seconds).toBeLessThan((Date.now() - startedAt) / 1000);
+
+        await sleep(1200);
+        const second = await get(`/api/v1/sessions/${session}/recording/file.wav`);
+        const elapsed = (Date.now() - startedAt) / 1000;
+        const wav = parseWav(second.rawPayload);
+        // What has arrived: audio of the time slept (less what is still on its way on a busy
+        // machine, where every process of this test shares one event loop), never more than elapsed.
+        expect(wav.seconds).toBeGreaterThan(0.6);
+        expect(wav.seconds).toBeLessThanOrEqual(elapsed);
+
+        expect((await command(session, 'record/stop')).status).toBe(202);
+        const completed = await eventOf(session, 'recording.completed', 'rec-live');
+        expect(Number(completed.duration)).toBeGreaterThanOrEqual(wav.seconds);
+      });
+
+      it('record/start stops the current playback first (its playback.stopped fires) and keeps quiet itself', async () => {
+        const session = await answeredCall();
+        const url = `${audio.base}/tone5000ms.wav`;
+        expect(
+          (await command(session, 'playback/start', { urls: [url], command_uid: 'p' })).status,
+        ).toBe(202);
+        await eventOf(session, 'playback.started', 'p');
+        await startRecording(session, 'rec-p');
+        expect(await eventOf(session, 'playback.stopped', 'p')).toMatchObject({ urls: [url] });
+        expect((await command(session, 'record/stop')).status).toBe(202);
+        await eventOf(session, 'recording.completed', 'rec-p');
+        const own = stack.events.session(session).filter((e) => e.command_uid === 'rec-p');
+        expect(own.map((e) => e.event)).toEqual(['command.result', 'recording.completed']);
+      });
+
+      it('record/start while recording answers success false and the first recording goes on', async () => {
+        const session = await answeredCall();
+        await startRecording(session, 'rec-a');
+        expect(await startRecording(session, 'rec-b')).toMatchObject({
+          success: false,
+          error: 'Session is already recording',
+        });
+        expect((await command(session, 'record/stop')).status).toBe(202);
+        const completed = await eventOf(session, 'recording.completed', 'rec-a');
+        expect(Number(completed.duration)).toBeGreaterThan(1.5); // it ran through the second start
+      });
+
+      it('record/stop without a recording answers success false and no recording.completed', async () => {
+        const session = await answeredCall();
+        expect((await command(session, 'record/stop', { command_uid: 'lonely' })).status).toBe(202);
+        expect(await eventOf(session, 'command.result', 'lonely')).toMatchObject({
+          command: 'record.stop',
+          success: false,
+          error: 'Session is not recording',
+        });
+        expect(stack.events.session(session).some((e) => e.event === 'recording.completed')).toBe(
+          false,
+        );
+      });
+
+      it('a hangup while recording finalises the file and publishes recording.completed before call.hangup', async () => {
+        const session = await answeredCall();
+        await startRecording(session, 'rec-h');
+        await sleep(600);
+        await stack.control.hangup(session.slice(6));
+        const completed = await eventOf(session, 'recording.completed', 'rec-h');
+        const hangup = await stack.events.of(session, 'call.hangup');
+        const events = stack.events.session(session);
+        expect(events.indexOf(completed)).toBeLessThan(events.indexOf(hangup));
+        const res = await get(String(completed.recording_url));
+        expect(res.statusCode).toBe(200);
+        const wav = parseWav(res.rawPayload);
+        expect(completed.duration).toBe(Math.round(wav.seconds * 1000) / 1000);
+        expect(wav.seconds).toBeGreaterThan(0.3);
+      });
+
+      it("another app's recording answers 403; an unknown session or recording a bare 404", async () => {
+        const session = await answeredCall();
+        await startRecording(session, 'rec-o');
+        expect((await command(session, 'record/stop')).status).toBe(202);
+        const completed = await eventOf(session, 'recording.completed', 'rec-o');
+        const other = await stack.tenant();
+
+        for (const url of [
+          String(completed.recording_url),
+          `/api/v1/sessions/${session}/recording/file.wav`,
+        ]) {
+          const res = await get(url, other.headers);
+          expect(res.statusCode).toBe(403);
+          expect(res.json()).toEqual({
+            success: false,
+            error: 'Session belongs to a different application',
+          });
+        }
+        for (const url of [
+          `/api/v1/sessions/${stack.node.prefix}-${randomUUID()}/recording/file.wav`,
+          `/api/v1/sessions/${session}/recording/${randomUUID()}.wav`,
+          `/api/v1/sessions/not-a-session/recording/file.wav`,
+        ]) {
+          const res = await get(url);
+          expect(res.statusCode, url).toBe(404);
+          expect(res.rawPayload.length, url).toBe(0);
+        }
+      });
+
+      it.runIf(mode === 'file')(
+        'FreeSWITCH writes at FS_RECORDINGS_DIR; a recording it ends itself is completed too',
+        async () => {
+          const esl = await EslClient.connect(stack.sim.eslPort);
+          try {
+            const session = await answeredCall();
+            const uuid = session.slice(6);
+            await startRecording(session, 'rec-fs');
+            const start = await esl.waitEvent('RECORD_START', uuid);
+            expect(start['Record-File-Path']).toMatch(
+              new RegExp(`^${fsDir}/${session}/[0-9a-f-]{36}\\.wav$`),
+            );
+            // Not by record/stop nor a hangup: FreeSWITCH stops it (an operator, a full disk...).
+            expect(await esl.api(`uuid_record ${uuid} stop all`)).toBe('+OK Success\n');
+            const completed = await eventOf(session, 'recording.completed', 'rec-fs');
+            const wav = parseWav((await get(String(completed.recording_url))).rawPayload);
+            expect(completed.duration).toBe(Math.round(wav.seconds * 1000) / 1000);
+            // The session may record again.
+            expect(await startRecording(session, 'rec-fs2')).toMatchObject({ success: true });
+          } finally {
+            esl.close();
+          }
+        },
+      );
+
+      it.runIf(mode === 'stream')('the receiver refuses a stream nobody announced', async () => {
+        const ws = new WebSocket(`ws://127.0.0.1:${receiverPort}/record/x/${randomUUID()}`);
+        const status = await new Promise<number>((resolve) => {
+          ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+          ws.on('open', () => resolve(101));
+          ws.on('error', () => undefined);
+        });
+        ws.terminate();
+        expect(status).toBe(404);
+      });
     });
-    ws.terminate();
-    expect(status).toBe(404);
   });
-});
+}
 
-describe('retention', () => {
+describe('retention (file mode)', () => {
+  recordingStack('file');
+
   it('after the retention the URL answers 404 with no body, and the file and its metadata are gone', async () => {
     // A node that keeps recordings for about 1.8 s and sweeps every 100 ms.
-    const port = await freePort();
     const { node, control } = await stack.startNode({
-      RECORDING_SERVICE_URL: `ws://127.0.0.1:${port}`,
-      RECORDING_PORT: String(port),
       RECORDING_RETENTION_HOURS: '0.0005',
       RECORDING_SWEEP_INTERVAL_MS: '100',
     });

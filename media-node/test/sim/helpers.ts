@@ -1,6 +1,7 @@
 // Test helpers: a simulator on free ports, a modesl client that records every event, and a
 // real HTTP server serving generated WAV files.
 import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { startSimulator, type Simulator } from '../../sim/index.js';
@@ -193,4 +194,27 @@ export async function control(
   });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** A simulator, a connected client and a media server for the tests of one file. */
+export interface SimFixture {
+  readonly sim: Simulator;
+  readonly client: EslClient;
+  readonly media: Awaited<ReturnType<typeof startMediaServer>>;
+}
+
+/** Starts a SimFixture before the file's tests and stops it after them. */
+export function useSimulator(): SimFixture {
+  const fixture = {} as { -readonly [K in keyof SimFixture]: SimFixture[K] };
+  beforeAll(async () => {
+    fixture.sim = await startTestSimulator();
+    fixture.media = await startMediaServer();
+    fixture.client = await EslClient.connect(fixture.sim.eslPort);
+  });
+  afterAll(async () => {
+    fixture.client.close();
+    await fixture.media.close();
+    await fixture.sim.close();
+  });
+  return fixture;
 }

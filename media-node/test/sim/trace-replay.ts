@@ -2,7 +2,7 @@
 // same moments (the recording's timing is the scenario: "pause, wait 1.5 s, pause again"),
 // then reads back what the simulator answered and fired, normalised like the fixtures.
 import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
@@ -41,6 +41,8 @@ export async function replay(
 ): Promise<ReplayResult> {
   const closed = await closedUrl();
   const recDir = mkdtempSync(join(tmpdir(), 'sim-rec-'));
+  // Trace e records into `notadir/x.wav` where notadir is a regular file: FreeSWITCH refuses.
+  writeFileSync(join(recDir, 'notadir'), '');
   const toSim = (s: string) =>
     s
       .replaceAll('http://127.0.0.1:8099', mediaBase)

@@ -25,3 +25,20 @@ export const CommonEnv = {
       'still waiting then, for Redis above all, is abandoned and the process exits.',
   }),
 } as const;
+
+/**
+ * How recordings are made, read by the api (which answers 503 when stream mode has no receiver)
+ * and the media node: `file` (FreeSWITCH's own uuid_record, into the shared recordings volume),
+ * `stream` (mod_audio_stream to the node's receiver) or `off` (no recordings volume).
+ */
+export const RecordingModeEnv = Type.Union(
+  [Type.Literal('file'), Type.Literal('stream'), Type.Literal('off')],
+  {
+    default: 'file',
+    description:
+      'file: FreeSWITCH records the call itself (uuid_record, any FreeSWITCH) into the ' +
+      'recordings volume it shares with its media node. stream: it streams the audio to the ' +
+      'media node (mod_audio_stream, a third-party module; needs RECORDING_SERVICE_URL). off: ' +
+      'record/start answers 503.',
+  },
+);

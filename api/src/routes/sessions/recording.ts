@@ -5,8 +5,11 @@ import {
   GatewayError,
   parseSessionId,
   recordingPath,
+  readWavLayout,
   RecordingStore,
+  WAV_HEAD_BYTES,
   WAV_HEADER_BYTES,
+  wavDataBytes,
   wavHeader,
   type RecordingRecord,
 } from '@voicegw/shared';
@@ -38,9 +41,10 @@ const responses = { 200: Wav, 403: ErrorBody, 404: NotFound, '4xx': ErrorBody, '
 const notFound = () => new GatewayError('RECORDING_NOT_FOUND');
 
 /**
- * Recordings, read from RECORDINGS_DIR (the volume the media nodes write) as their metadata in
- * Redis describes them: `file.wav` is the session's latest recording (while it runs, a valid WAV
- * of what has arrived so far), `{recording_id}.wav` one recording, the `recording_url` of its
+ * Recordings, read from RECORDINGS_DIR (the volume the media nodes or their FreeSWITCH write)
+ * as their metadata in Redis describes them: `file.wav` is the session's latest recording (while
+ * it runs, a valid WAV of what is on disk so far), `{recording_id}.wav` one recording, the
+ * `recording_url` of its
  * recording.completed. From its expiry (retention counted from the stop) the answer is 404.
  */
 const recordingRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -113,12 +117,9 @@ async function serve(
   } catch {
     throw notFound();
   }
-  let dataBytes: number;
+  let body: { readonly header: Buffer; readonly offset: number; readonly bytes: number };
   try {
-    const { size } = await file.stat();
-    // Whole samples written so far; the header is made for exactly those, so a file still being
-    // written is served as a valid WAV whatever its own header said at this instant.
-    dataBytes = Math.max(0, Math.floor((size - WAV_HEADER_BYTES) / 2) * 2);
+    body = await wavExtent(file, rec.sample_rate);
   } catch (err) {
     await file.close();
     throw err;
@@ -126,19 +127,39 @@ async function serve(
   return reply
     .code(200)
     .header('content-type', 'audio/wav')
-    .header('content-length', WAV_HEADER_BYTES + dataBytes)
+    .header('content-length', body.header.length + body.bytes)
     .header('cache-control', rec.status === 'completed' ? 'private' : 'no-store')
-    .send(Readable.from(wavBody(file, wavHeader(dataBytes, rec.sample_rate), dataBytes)));
+    .send(Readable.from(wavBody(file, body.header, body.offset, body.bytes)));
 }
 
-async function* wavBody(file: FileHandle, header: Buffer, dataBytes: number) {
+/**
+ * What to serve of a recording file: a canonical header made for exactly the whole samples on
+ * disk now, and where they are. Whoever writes the file (the node's receiver, which patches its
+ * header as it goes, or FreeSWITCH, which writes the sizes only when it closes the file), a
+ * recording in progress is served as a valid WAV of what has been written so far. A file whose
+ * header is not written yet is an empty WAV.
+ */
+async function wavExtent(file: FileHandle, fallbackRate: number) {
+  const { size } = await file.stat();
+  const head = Buffer.alloc(Math.min(size, WAV_HEAD_BYTES));
+  const { bytesRead } = await file.read(head, 0, head.length, 0);
+  const layout = readWavLayout(head.subarray(0, bytesRead));
+  if (!layout) return { header: wavHeader(0, fallbackRate), offset: WAV_HEADER_BYTES, bytes: 0 };
+  const bytes = wavDataBytes(layout, size);
+  return {
+    header: wavHeader(bytes, layout.sampleRate, layout.channels),
+    offset: layout.dataOffset,
+    bytes,
+  };
+}
+
+async function* wavBody(file: FileHandle, header: Buffer, offset: number, bytes: number) {
   try {
     yield header;
-    if (dataBytes === 0) return;
-    const end = WAV_HEADER_BYTES + dataBytes - 1;
+    if (bytes === 0) return;
     for await (const chunk of file.createReadStream({
-      start: WAV_HEADER_BYTES,
-      end,
+      start: offset,
+      end: offset + bytes - 1,
       autoClose: false,
     }))
       yield chunk as Buffer;
