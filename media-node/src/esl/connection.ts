@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from '@voicegw/shared';
 import { FsEvent } from './event.js';
 import { modesl, type ModeslConnection, type ModeslEvent, type ModeslListener } from './modesl.js';
+import { sendWholeRequests } from './whole-requests.js';
 
 export interface EslConnectOptions {
   readonly host: string;
@@ -195,6 +196,8 @@ function open(options: EslConnectOptions): Promise<ModeslConnection> {
       conn.on('error', () => undefined);
       resolve(conn);
     });
+    // Before the auth request arrives: `auth` is a request too.
+    sendWholeRequests(conn);
     const timer = setTimeout(() => {
       const where = `connect ${options.host}:${options.port}`;
       fail(new EslTimeoutError(where, options.connectTimeoutMs));

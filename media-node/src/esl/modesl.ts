@@ -24,6 +24,8 @@ export interface ModeslConnection {
   sendRecv(command: string, args: Record<string, string> | null, cb: ModeslListener): void;
   /** Writes `api <command>`; the `api/response` goes to the next queued callback. */
   api(command: string, cb: ModeslListener): void;
+  /** Writes one request (command line, headers, blank line); every other request goes through it. */
+  send(command: string, headers?: Record<string, string> | null): void;
   removeAllListeners(): void;
 }
 
