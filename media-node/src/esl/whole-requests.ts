@@ -1,3 +1,4 @@
+import { coalesceWrites } from '@voicegw/shared';
 import type { ModeslConnection } from './modesl.js';
 
 /**
@@ -6,28 +7,18 @@ import type { ModeslConnection } from './modesl.js';
  * acknowledged the first, and FreeSWITCH's kernel delays that acknowledgement ~40 ms: each
  * request waited ~40 ms on a real FreeSWITCH. This turns Nagle off (TCP_NODELAY) and replaces
  * the connection's `send`, which sendRecv, api, bgapi and auth all go through, with one that
- * writes each request whole. The requests of one event-loop turn leave in one write (the socket
- * is corked until the turn ends), so that without Nagle a burst still costs one segment and one
- * wake-up of FreeSWITCH, not one per request.
+ * writes each request whole. The requests of one event-loop turn leave in one write
+ * (coalesceWrites), so that without Nagle a burst still costs one segment and one wake-up of
+ * FreeSWITCH, not one per request.
  */
 export function sendWholeRequests(conn: ModeslConnection): void {
   const socket = conn.socket;
   if (!socket) return;
   socket.setNoDelay(true);
-  let corked = false;
-  const uncork = (): void => {
-    corked = false;
-    socket.uncork();
-  };
+  coalesceWrites(socket);
   conn.send = (command, headers) => {
     let request = `${command}\n`;
     if (headers) for (const name of Object.keys(headers)) request += `${name}: ${headers[name]}\n`;
-    request += '\n';
-    if (!corked) {
-      corked = true;
-      socket.cork();
-      process.nextTick(uncork);
-    }
-    socket.write(request);
+    socket.write(`${request}\n`);
   };
 }

@@ -12,6 +12,9 @@ let sim: Simulator;
 let client: EslClient;
 const write = vi.spyOn(Socket.prototype, 'write');
 const setNoDelay = vi.spyOn(Socket.prototype, 'setNoDelay');
+// What the socket hands the kernel: one _write (one chunk) or one _writev (several) per syscall.
+const handleWrite = vi.spyOn(Socket.prototype, '_write');
+const handleWritev = vi.spyOn(Socket.prototype, '_writev');
 
 /** The sockets of calls made on a connection to the simulator's event socket. */
 function onEventSocket<A extends unknown[]>(spy: { mock: { calls: A[]; contexts: unknown[] } }) {
@@ -65,5 +68,21 @@ describe('event-socket requests', () => {
         'execute-app-arg: \nEvent-UUID: app-1\nevent-lock: true\n\n',
       'bgapi status\nJob-UUID: job-1\n\n',
     ]);
+  });
+
+  it('of one event-loop turn leave in one write', async () => {
+    const [writes, writevs] = [
+      onEventSocket(handleWrite).length,
+      onEventSocket(handleWritev).length,
+    ];
+    const replies = await Promise.all([
+      client.api('status'),
+      client.api('uptime'),
+      client.api('version'),
+    ]);
+    expect(replies.map((reply) => reply.length > 0)).toEqual([true, true, true]);
+    expect(onEventSocket(handleWrite).length - writes).toBe(0);
+    const batches = onEventSocket(handleWritev).slice(writevs);
+    expect(batches.map(([chunks]) => (chunks as unknown[]).length)).toEqual([3]);
   });
 });
