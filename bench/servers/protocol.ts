@@ -1,3 +1,5 @@
+import { hopTrace, type HopMarks } from '@voicegw/shared';
+
 /** What a server child tells its parent over the IPC channel once it listens. */
 export interface ListeningMessage {
   readonly type: 'listening';
@@ -69,6 +71,39 @@ export function answerMemoryRequests(): void {
     gc?.();
     const { rss, heapUsed, external } = process.memoryUsage();
     const reply: MemoryReply = { type: 'memory', rss, heapUsed, external };
+    process.send?.(reply);
+  });
+}
+
+/** Share of the commands whose hops are stamped (see shared/src/hop-trace.ts). */
+export const HOP_SAMPLE = 1 / 8;
+
+/** The parent asks a server child for the hop stamps taken since the last request. */
+export interface HopsRequest {
+  readonly type: 'hops';
+}
+
+export interface HopsReply {
+  readonly type: 'hops';
+  readonly marks: HopMarks;
+}
+
+export const isHopsReply = (message: unknown): message is HopsReply =>
+  typeof message === 'object' &&
+  message !== null &&
+  (message as { type?: unknown }).type === 'hops' &&
+  typeof (message as { marks?: unknown }).marks === 'object';
+
+/**
+ * Stamps the hops of a sample of commands in this child when the parent asks for them
+ * (`BENCH_HOP_SAMPLE`, set by the media-node stack only: the api-command scenario measures the
+ * api without them), and hands them to the parent on request.
+ */
+export function answerHopsRequests(): void {
+  hopTrace.enable(Number(process.env.BENCH_HOP_SAMPLE ?? 0));
+  process.on('message', (message: unknown) => {
+    if ((message as Partial<HopsRequest> | null)?.type !== 'hops') return;
+    const reply: HopsReply = { type: 'hops', marks: hopTrace.take() };
     process.send?.(reply);
   });
 }

@@ -1,6 +1,8 @@
 // The public surface of @voicegw/shared: contracts used by more than one process.
 export { createLogger, REDACTED_PATHS } from './logger.js';
+export { hopTrace, monotonicMs } from './hop-trace.js';
 export { coalesceWrites } from './net/coalesce-writes.js';
+export type { HopMarks } from './hop-trace.js';
 export type { Logger, LoggerSettings } from './logger.js';
 export { spawnRedis, freePort, redisServerAvailable, stopChild } from './dev/redis-server.js';
 export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   encodeCommand,
   GatewayError,
+  hopTrace,
   newOperationId,
   parseSessionId,
   ScriptBatcher,
@@ -81,6 +82,7 @@ export class SessionCommands {
     const { command_uid: givenUid, ...args } = body;
     const commandUid = givenUid ?? randomUUID();
     const operationId = newOperationId();
+    hopTrace.mark(operationId, 'api.received');
     const message: SessionCommandMessage<C> = {
       kind: 'session',
       command,
@@ -127,6 +129,7 @@ export class SessionCommands {
         sessionId,
       ],
     );
+    hopTrace.mark(operationId, 'api.appended');
 
     if (code >= 0) {
       // The script answers a body only when it is not this request's own deferred 202.

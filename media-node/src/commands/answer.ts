@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hopTrace } from '@voicegw/shared';
 import { DEFERRED_TIMEOUT_MS, describe, type SessionCommand } from './types.js';
 
 /**
@@ -18,6 +19,7 @@ export const answer: SessionCommand<'answer'> = {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
     const confirm = (answered: boolean): void => {
+      hopTrace.mark(ctx.message.operation_id, 'node.confirmed');
       session.answerCommands--;
       void session
         .serial(async () => {
