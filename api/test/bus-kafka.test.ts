@@ -65,6 +65,8 @@ describe.skipIf(SKIPPED)(
         topic,
         partitions: 4,
         buffer: 1000,
+        maxWaitMs: 20,
+        partitionsConcurrency: 4,
         groupId,
         redisUrl: inject('redisUrl'),
         redis: connection,

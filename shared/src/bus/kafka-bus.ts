@@ -23,6 +23,10 @@ export interface KafkaBusOptions {
   readonly partitions: number;
   /** Unacknowledged events per partition before it is paused. */
   readonly buffer: number;
+  /** Longest a fetch waits at the broker for events (kafkajs maxWaitTimeInMs). */
+  readonly maxWaitMs: number;
+  /** Partitions of one fetch response handed over at once (partitionsConsumedConcurrently). */
+  readonly partitionsConcurrency: number;
   readonly groupId?: string;
   /** The ingest stream and the router's lease live in Redis. */
   readonly redisUrl: string;
@@ -92,7 +96,7 @@ export class KafkaEventBus implements EventBus {
     });
     this.consumer = this.kafka.consumer({
       groupId: o.groupId ?? KAFKA_GROUP,
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: o.maxWaitMs,
     });
     this.router = new IngestRouter({
       redisUrl: o.redisUrl,
@@ -118,7 +122,7 @@ export class KafkaEventBus implements EventBus {
       // Offsets are resolved one by one as events are handed over, so that a batch cut short
       // (a rebalance) is fetched again from where it stopped rather than skipped.
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 4,
+      partitionsConsumedConcurrently: this.o.partitionsConcurrency,
       eachBatch: (payload) => this.receive(payload),
     });
     await this.router.tick();
