@@ -23,15 +23,18 @@ export const answer: SessionCommand<'answer'> = {
       session.answerCommands--;
       void session
         .serial(async () => {
-          if (answered) {
-            await session.publish({
-              event: 'call.answered',
-              session_uuid: session.id,
-              command_uid: ctx.message.command_uid,
-              success: true,
-            });
-          }
-          await ctx.result(answered, answered ? undefined : 'not answered within 2000 ms');
+          // Both XADDs are issued at once on the node's one Redis connection, which appends
+          // them in this order: command.result does not wait for call.answered's round trip.
+          const call = answered
+            ? session.publish({
+                event: 'call.answered',
+                session_uuid: session.id,
+                command_uid: ctx.message.command_uid,
+                success: true,
+              })
+            : undefined;
+          const result = ctx.result(answered, answered ? undefined : 'not answered within 2000 ms');
+          await Promise.all([call, result]);
         })
         .finally(settle);
     };
