@@ -9,6 +9,7 @@ import {
 } from 'kafkajs';
 import type { Logger } from '../logger.js';
 import type { RedisKeys } from '../redis/keys.js';
+import { kafkaSocketFactory } from './kafka-socket.js';
 import { LeaseKeeper } from './lease.js';
 import { OffsetTrack } from './offset-track.js';
 import { IngestRouter, type IngestEntry, type RouterSink } from './router.js';
@@ -83,6 +84,7 @@ export class KafkaEventBus implements EventBus {
     this.kafka = new Kafka({
       clientId: o.clientId,
       brokers: [...o.brokers],
+      socketFactory: kafkaSocketFactory,
       logLevel: logLevel.WARN,
       logCreator: () => (entry: LogEntry) => {
         const { message, ...extra } = entry.log;
