@@ -40,11 +40,29 @@ export function serveUntilStopped(
   process.once('disconnect', stop);
 }
 
-/** The parent asks a server child for its memory, measured after a full garbage collection. */
-export interface MemoryRequest {
-  readonly type: 'memory';
+/** What the parent can ask a server child for over IPC: `{ type }`, answered with the same type. */
+type RequestType = 'memory' | 'hops';
+
+/** Answers the parent's requests of one type with what `reply` gives at that moment. */
+function answerRequests<R extends { readonly type: RequestType }>(
+  type: R['type'],
+  reply: () => R,
+): void {
+  process.on('message', (message: unknown) => {
+    if ((message as { type?: unknown } | null)?.type === type) process.send?.(reply());
+  });
 }
 
+/** A guard for the replies of one type: an object of that type with `field` of type `kind`. */
+const isReply =
+  <R>(type: RequestType, field: string, kind: 'number' | 'object') =>
+  (message: unknown): message is R =>
+    typeof message === 'object' &&
+    message !== null &&
+    (message as { type?: unknown }).type === type &&
+    typeof (message as Record<string, unknown>)[field] === kind;
+
+/** A server child's memory, measured after a full garbage collection. */
 export interface MemoryReply {
   readonly type: 'memory';
   readonly rss: number;
@@ -53,46 +71,32 @@ export interface MemoryReply {
   readonly external: number;
 }
 
-export const isMemoryReply = (message: unknown): message is MemoryReply =>
-  typeof message === 'object' &&
-  message !== null &&
-  (message as { type?: unknown }).type === 'memory' &&
-  typeof (message as { heapUsed?: unknown }).heapUsed === 'number';
+export const isMemoryReply = isReply<MemoryReply>('memory', 'heapUsed', 'number');
 
 /**
  * Answers the parent's memory requests (start the child with `--expose-gc`, or the figures
  * include garbage not yet collected).
  */
 export function answerMemoryRequests(): void {
-  process.on('message', (message: unknown) => {
-    if ((message as Partial<MemoryRequest> | null)?.type !== 'memory') return;
+  answerRequests('memory', (): MemoryReply => {
     const gc = (globalThis as { gc?: () => void }).gc;
     gc?.();
     gc?.();
     const { rss, heapUsed, external } = process.memoryUsage();
-    const reply: MemoryReply = { type: 'memory', rss, heapUsed, external };
-    process.send?.(reply);
+    return { type: 'memory', rss, heapUsed, external };
   });
 }
 
 /** Share of the commands whose hops are stamped (see shared/src/hop-trace.ts). */
 export const HOP_SAMPLE = 1 / 8;
 
-/** The parent asks a server child for the hop stamps taken since the last request. */
-export interface HopsRequest {
-  readonly type: 'hops';
-}
-
+/** The hop stamps a server child took since the parent last asked. */
 export interface HopsReply {
   readonly type: 'hops';
   readonly marks: HopMarks;
 }
 
-export const isHopsReply = (message: unknown): message is HopsReply =>
-  typeof message === 'object' &&
-  message !== null &&
-  (message as { type?: unknown }).type === 'hops' &&
-  typeof (message as { marks?: unknown }).marks === 'object';
+export const isHopsReply = isReply<HopsReply>('hops', 'marks', 'object');
 
 /**
  * Stamps the hops of a sample of commands in this child when the parent asks for them
@@ -101,9 +105,5 @@ export const isHopsReply = (message: unknown): message is HopsReply =>
  */
 export function answerHopsRequests(): void {
   hopTrace.enable(Number(process.env.BENCH_HOP_SAMPLE ?? 0));
-  process.on('message', (message: unknown) => {
-    if ((message as Partial<HopsRequest> | null)?.type !== 'hops') return;
-    const reply: HopsReply = { type: 'hops', marks: hopTrace.take() };
-    process.send?.(reply);
-  });
+  answerRequests('hops', (): HopsReply => ({ type: 'hops', marks: hopTrace.take() }));
 }
