@@ -28,6 +28,11 @@ export function takeJsonEvents(conn: ModeslConnection, onEvent: (event: FsEvent)
     }
     const eventBody = fields._body;
     if (eventBody !== undefined) delete fields._body;
+    // FreeSWITCH sends a multi-valued header as a JSON array; it was (and stays) its String().
+    for (const name in fields) {
+      const value: unknown = fields[name];
+      if (typeof value !== 'string') fields[name] = String(value);
+    }
     onEvent(new FsEvent(fields, eventBody));
   };
 }
