@@ -98,6 +98,8 @@ describe.skipIf(SKIPPED)(
         topic,
         partitions: PARTITIONS,
         buffer: 1000,
+        maxWaitMs: 20,
+        partitionsConcurrency: 4,
         groupId,
         redisUrl: inject('redisUrl'),
         redis: connection,

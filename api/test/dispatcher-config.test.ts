@@ -33,6 +33,22 @@ describe('dispatcher configuration', () => {
     );
     expect(() => loadDispatcherConfig({ ...REDIS, EVENT_BUS: 'nats' })).toThrow(/EVENT_BUS/);
   });
+
+  it('takes the Kafka consumer fetch wait and concurrency, within their bounds', () => {
+    const kafka = { ...REDIS, EVENT_BUS: 'kafka', KAFKA_BROKERS: 'k1:9092' };
+    expect(loadDispatcherConfig(kafka)).toMatchObject({
+      KAFKA_MAX_WAIT_MS: 100,
+      KAFKA_PARTITIONS_CONCURRENCY: 4,
+    });
+    const tuned = { ...kafka, KAFKA_MAX_WAIT_MS: '10', KAFKA_PARTITIONS_CONCURRENCY: '16' };
+    expect(loadDispatcherConfig(tuned)).toMatchObject({
+      KAFKA_MAX_WAIT_MS: 10,
+      KAFKA_PARTITIONS_CONCURRENCY: 16,
+    });
+    expect(() => loadDispatcherConfig({ ...kafka, KAFKA_MAX_WAIT_MS: '0' })).toThrow(
+      /KAFKA_MAX_WAIT_MS/,
+    );
+  });
 });
 
 describe('retry policy', () => {

@@ -2,7 +2,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stopChild } from '@voicegw/shared';
+import type { HopMarks } from '@voicegw/shared';
 import {
+  isHopsReply,
   isListeningMessage,
   isMemoryReply,
   type ListeningMessage,
@@ -21,6 +23,8 @@ export interface ChildServer {
   cpuMs(): number | undefined;
   /** Its memory after a full GC (children that call `answerMemoryRequests`). */
   memory(): Promise<MemoryReply>;
+  /** Its hop stamps since the last call (children that call `answerHopsRequests`). */
+  hops(): Promise<HopMarks>;
   stop(): Promise<void>;
 }
 
@@ -56,7 +60,9 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     origin: `http://127.0.0.1:${listening.port}`,
     info: listening.info ?? {},
     cpuMs: () => (child.pid === undefined ? undefined : processCpuMs(child.pid)),
-    memory: () => memoryOf(child, options.file),
+    memory: () => ask(child, `${options.file} did not report its memory`, 'memory', isMemoryReply),
+    hops: async () =>
+      (await ask(child, `${options.file} did not report its hops`, 'hops', isHopsReply)).marks,
     stop: () => stopChild(child),
   };
 }
@@ -87,19 +93,25 @@ async function listeningPort(child: ChildProcess, file: string): Promise<Listeni
   });
 }
 
-async function memoryOf(child: ChildProcess, file: string): Promise<MemoryReply> {
+/** Sends `{type}` to the child and resolves with its first reply that `is` accepts. */
+async function ask<R>(
+  child: ChildProcess,
+  failure: string,
+  type: string,
+  is: (message: unknown) => message is R,
+): Promise<R> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.off('message', onMessage);
-      reject(new Error(`${file} did not report its memory`));
+      reject(new Error(failure));
     }, 10_000);
     const onMessage = (message: unknown): void => {
-      if (!isMemoryReply(message)) return;
+      if (!is(message)) return;
       clearTimeout(timer);
       child.off('message', onMessage);
       resolve(message);
     };
     child.on('message', onMessage);
-    child.send({ type: 'memory' });
+    child.send({ type });
   });
 }

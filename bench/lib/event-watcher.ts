@@ -1,4 +1,4 @@
-import { EVENT_FIELDS } from '@voicegw/shared';
+import { EVENT_FIELDS, hopTrace } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import { KeyedMailbox } from './keyed-mailbox.js';
 
@@ -76,8 +76,10 @@ export class EventWatcher {
     this.read++;
     const session = typeof event.session_uuid === 'string' ? event.session_uuid : '';
     const keys = [`${event.event}:${session}`];
-    if (typeof event.operation_id === 'string')
+    if (typeof event.operation_id === 'string') {
       keys.push(`${event.event}:op:${event.operation_id}`);
+      if (event.event === 'command.result') hopTrace.mark(event.operation_id, 'bench.read');
+    }
     if (typeof event.room_id === 'string' && !session) {
       keys.push(`${event.event}:room:${event.room_id}`);
     }

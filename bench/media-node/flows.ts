@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hopTrace, monotonicMs } from '@voicegw/shared';
 import type { RawEsl } from '../lib/esl-client.js';
 import type { JsonClient } from '../lib/http-json.js';
 import type { Recorder } from '../lib/task-load.js';
@@ -69,10 +70,12 @@ export async function gatewayHangup(gw: Gateway, call: LiveCall, record?: Record
 /** `answer` on a live call: POST → 202 (`accepted`) → its `command.result` (`executed`). */
 export async function gatewayCommand(gw: Gateway, call: LiveCall, record: Recorder) {
   const t0 = performance.now();
+  const sent = monotonicMs();
   const reply = await gw.http.expect(202, 'POST', `/api/v1/sessions/${call.id}/commands/answer`, {
     ...call.app?.headers,
   });
   record('accepted', performance.now() - t0);
+  hopTrace.mark(String(reply.operation_id), 'bench.sent', sent);
   const result = await gw.events.once(`command.result:op:${String(reply.operation_id)}`);
   if (result.success !== true) throw new Error(`command.result ${JSON.stringify(result)}`);
   record('executed', performance.now() - t0);
@@ -110,9 +113,12 @@ export async function rawCommand(esl: RawEsl, call: LiveCall, record: Recorder) 
   const appUuid = randomUUID();
   const done = later(esl.once(`CHANNEL_EXECUTE_COMPLETE:app:${appUuid}`));
   await esl.execute(call.id, 'answer', appUuid);
-  record('accepted', performance.now() - t0);
+  const t1 = performance.now();
+  record('accepted', t1 - t0);
   await done;
-  record('executed', performance.now() - t0);
+  const t2 = performance.now();
+  record('confirmed', t2 - t1);
+  record('executed', t2 - t0);
 }
 
 /** What `inParallel` did: the results of the items that succeeded, and the failures. */

@@ -1,3 +1,4 @@
+import type { HopMarks } from '@voicegw/shared';
 import type { BenchOptions } from '../lib/options.js';
 import { redisUsedMemory } from '../lib/redis-info.js';
 import { closedTasks, pacedTasks, type Recorder, type TaskLoadResult } from '../lib/task-load.js';
@@ -42,16 +43,21 @@ export function roundRobin(
 export interface CommandsMeasured extends Measured {
   /** At PROBE_RATE commands per second. */
   readonly probe: TaskLoadResult;
+  /** The probe's hop stamps (see hops.ts), when `hops` was given. */
+  readonly hops: HopMarks;
 }
 
+/** Maximum throughput, then the probe; `hops` collects the stamps of the probe's commands. */
 export async function measureCommands(
   stack: MediaStack,
   options: BenchOptions,
   task: Task,
+  hops?: () => Promise<HopMarks>,
 ): Promise<CommandsMeasured> {
   const max = await measureMax(stack, options, task);
+  await hops?.();
   const probe = await pacedTasks(PROBE_RATE, options.durationSec, task);
-  return { ...max, probe };
+  return { ...max, probe, hops: (await hops?.()) ?? {} };
 }
 
 export interface MemoryPoint {

@@ -2,6 +2,7 @@ import { count, mib, ms, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
 import type { Cell, ChartBar, Check, ScenarioResult } from '../lib/scenario.js';
 import type { Settled } from './flows.js';
+import { hopRows } from './hops.js';
 import { stepPercentiles, type TaskLoadResult } from '../lib/task-load.js';
 import {
   perSession,
@@ -117,6 +118,11 @@ export function mediaNodeReport(options: BenchOptions, f: MediaNodeFigures): Sce
       pair(rawCommands.probe, 'executed'),
       '',
     ],
+    ...hopRows(
+      commands.hops,
+      rawCommands.probe,
+      `at ${PROBE_RATE} commands/s: where the time goes`,
+    ),
     ...cpuRows('command', commands, rawCommands),
     [
       `live sessions sustained (ramp to ${count(options.sessions)})`,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { RedisKeys, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { hopTrace, RedisKeys, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { AppStore } from '@voicegw/api';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
@@ -7,6 +7,7 @@ import { EventWatcher } from '../lib/event-watcher.js';
 import { JsonClient } from '../lib/http-json.js';
 import type { BenchOptions } from '../lib/options.js';
 import { redisCpuMs } from '../lib/redis-info.js';
+import { HOP_SAMPLE } from '../servers/protocol.js';
 
 const KEY_PREFIX = 'benchmn';
 
@@ -81,7 +82,12 @@ export class MediaStack {
   }
 
   async startGateway(apps: number, capacity: number): Promise<Gateway> {
-    const env = { BENCH_REDIS_URL: this.redisServer.url, BENCH_REDIS_PREFIX: KEY_PREFIX };
+    const env = {
+      BENCH_REDIS_URL: this.redisServer.url,
+      BENCH_REDIS_PREFIX: KEY_PREFIX,
+      BENCH_HOP_SAMPLE: String(HOP_SAMPLE),
+    };
+    hopTrace.enable(HOP_SAMPLE);
     const node = await startChildServer({
       file: 'media-node-server.ts',
       env: {

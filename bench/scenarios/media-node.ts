@@ -8,6 +8,7 @@ import {
   rawCall,
   rawCommand,
 } from '../media-node/flows.js';
+import { collectHops } from '../media-node/hops.js';
 import { measureCommands, measureMax, rampSessions, roundRobin } from '../media-node/measure.js';
 import { mediaNodeReport } from '../media-node/report.js';
 import { MediaStack } from '../media-node/stack.js';
@@ -78,6 +79,7 @@ export const mediaNode: Scenario = {
         stack,
         options,
         roundRobin(opened.ok, (call, r) => gatewayCommand(gw, call, r)),
+        () => collectHops(gw),
       );
       await inParallel(opened.ok, options.connections, (call) => gatewayHangup(gw, call));
 

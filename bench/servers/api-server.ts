@@ -1,5 +1,5 @@
 import { buildApp, loadApiConfig } from '@voicegw/api';
-import { serveUntilStopped } from './protocol.js';
+import { answerHopsRequests, serveUntilStopped } from './protocol.js';
 
 /**
  * The real api, built by buildApp exactly as `api/src/server.ts` builds it, on a free loopback
@@ -17,4 +17,5 @@ const app = await buildApp({ config });
 await app.listen({ port: config.PORT, host: config.HOST });
 const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('api has no TCP port');
+answerHopsRequests();
 serveUntilStopped(address.port, () => app.close());

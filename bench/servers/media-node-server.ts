@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadMediaNodeConfig, startMediaNode } from '../lib/media-node-workspace.js';
-import { answerMemoryRequests, serveUntilStopped } from './protocol.js';
+import { answerHopsRequests, answerMemoryRequests, serveUntilStopped } from './protocol.js';
 
 /**
  * One media node, started as `media-node/src/main.ts` starts it, against the simulator the parent
@@ -27,6 +27,7 @@ const node = await startMediaNode(
 );
 await node.synced();
 answerMemoryRequests();
+answerHopsRequests();
 serveUntilStopped(
   0,
   async () => {

@@ -52,6 +52,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     clearInterval(timer);
     console.log(`final: ${summary()}`);
-    void server.close().then(() => process.exit(0));
+    void server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('closing failed', err);
+        process.exit(1);
+      },
+    );
   });
 }

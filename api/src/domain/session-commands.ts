@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   encodeCommand,
   GatewayError,
+  hopTrace,
   newOperationId,
   parseSessionId,
   ScriptBatcher,
@@ -85,6 +86,7 @@ export class SessionCommands {
     const { command_uid: givenUid, ...args } = body;
     const commandUid = givenUid ?? randomUUID();
     const operationId = newOperationId();
+    hopTrace.mark(operationId, 'api.received');
     const message: SessionCommandMessage<C> = {
       kind: 'session',
       command,
@@ -132,6 +134,7 @@ export class SessionCommands {
         claimTtlMs > 0 ? commandFingerprint(command, args) : '',
       ],
     );
+    hopTrace.mark(operationId, 'api.appended');
 
     if (code >= 0) {
       // The script answers a body only when it is not this request's own deferred 202.

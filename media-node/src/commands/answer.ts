@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hopTrace } from '@voicegw/shared';
 import { confirmation, DEFERRED_TIMEOUT_MS, describe, type SessionCommand } from './types.js';
 
 /**
@@ -23,6 +24,7 @@ export const answer: SessionCommand<'answer'> = {
     const finish = (answered: boolean, error: string): void => {
       if (settled) return;
       settled = true;
+      hopTrace.mark(ctx.message.operation_id, 'node.confirmed');
       session.answerCommands--;
       settle(
         session.serial(async () => {

@@ -1,4 +1,5 @@
 import {
+  hopTrace,
   type CommandMessage,
   type SessionCommandMessage,
   type SessionCommandName,
@@ -65,6 +66,7 @@ export async function executeCommand(node: NodeContext, message: CommandMessage)
 }
 
 async function sessionCommand(node: NodeContext, message: SessionCommandMessage): Promise<void> {
+  hopTrace.mark(message.operation_id, 'node.read');
   const session = node.sessions.get(message.session_id);
   if (!session) {
     // The session ended (or its channel vanished) after the api accepted the command.
@@ -79,6 +81,10 @@ async function sessionCommand(node: NodeContext, message: SessionCommandMessage)
     return;
   }
   session.log.debug({ command: message.command, command_uid: message.command_uid }, 'command');
-  const pending = await session.serial(() => handler.start(ctx));
+  const pending = await session.serial(() => {
+    hopTrace.mark(message.operation_id, 'node.started');
+    return handler.start(ctx);
+  });
+  hopTrace.mark(message.operation_id, 'node.accepted');
   if (pending) await pending.confirmed;
 }

@@ -1,4 +1,5 @@
 import {
+  hopTrace,
   resultCommandName,
   type SessionCommandMessage,
   type SessionCommandName,
@@ -60,6 +61,7 @@ export function commandContext<C extends SessionCommandName>(
     async result(success, error) {
       if (reported) return;
       reported = true;
+      hopTrace.mark(message.operation_id, 'node.result');
       session.node.metrics.commands.inc({
         command: message.command,
         outcome: success ? 'ok' : 'failed',
@@ -73,6 +75,7 @@ export function commandContext<C extends SessionCommandName>(
         success,
         ...(error ? { error } : {}),
       });
+      hopTrace.mark(message.operation_id, 'node.published');
     },
   };
 }

@@ -1,7 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '@voicegw/shared';
-import { FsEvent } from './event.js';
-import { modesl, type ModeslConnection, type ModeslEvent, type ModeslListener } from './modesl.js';
+import type { FsEvent } from './event.js';
+import { takeJsonEvents } from './json-events.js';
+import { modesl, type ModeslConnection } from './modesl.js';
+import { sendWholeRequests } from './whole-requests.js';
 
 export interface EslConnectOptions {
   readonly host: string;
@@ -34,8 +36,6 @@ interface Pending {
 
 type Events = { event: [FsEvent]; close: [] };
 
-const EVENT_TYPES = new Set(['text/event-json', 'text/event-plain']);
-
 /**
  * One authenticated event-socket session with FreeSWITCH over modesl. Every request has a
  * timeout; when the socket closes, every request still waiting fails at once and `close` fires.
@@ -54,7 +54,9 @@ export class EslConnection extends EventEmitter<Events> {
     private readonly log: Logger,
   ) {
     super();
-    conn.on('esl::event::**', this.onAnything);
+    takeJsonEvents(conn, (event) => {
+      if (!this.closed) this.emit('event', event);
+    });
     conn.on('esl::event::disconnect::notice', this.onDisconnectNotice);
     // A socket error is followed by its close, which is what we act on.
     conn.on('error', (err: Error) => log.warn({ err }, 'event socket error'));
@@ -143,12 +145,6 @@ export class EslConnection extends EventEmitter<Events> {
     });
   }
 
-  private readonly onAnything: ModeslListener = (event, headers) => {
-    const type = headers['Content-Type'];
-    if (typeof type !== 'string' || !EVENT_TYPES.has(type)) return;
-    this.emit('event', toFsEvent(event));
-  };
-
   private readonly onDisconnectNotice = (): void => {
     this.log.warn('FreeSWITCH sent a disconnect notice');
     this.close();
@@ -163,17 +159,10 @@ export class EslConnection extends EventEmitter<Events> {
     this.closed = true;
     this.conn.socket?.off('data', this.onData);
     this.conn.socket?.off('close', this.onClose);
-    this.conn.off('esl::event::**', this.onAnything);
     this.conn.off('esl::event::disconnect::notice', this.onDisconnectNotice);
     for (const entry of [...this.pending]) entry.reject(new EslClosedError(entry.what));
     this.emit('close');
   };
-}
-
-function toFsEvent(event: ModeslEvent): FsEvent {
-  const headers: Record<string, string> = {};
-  for (const { name, value } of event.headers) headers[name] = String(value);
-  return new FsEvent(headers, event.getBody() ?? '');
 }
 
 /** TCP connect and `auth`, within the connect timeout. */
@@ -195,6 +184,8 @@ function open(options: EslConnectOptions): Promise<ModeslConnection> {
       conn.on('error', () => undefined);
       resolve(conn);
     });
+    // Before the auth request arrives: `auth` is a request too.
+    sendWholeRequests(conn);
     const timer = setTimeout(() => {
       const where = `connect ${options.host}:${options.port}`;
       fail(new EslTimeoutError(where, options.connectTimeoutMs));

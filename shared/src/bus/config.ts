@@ -35,6 +35,20 @@ export const BusEnv = {
     description: 'Partitions of the topic when the dispatcher creates it.',
   }),
   KAFKA_CLIENT_ID: Type.String({ default: 'voicegw', description: 'Kafka client id.' }),
+  KAFKA_MAX_WAIT_MS: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 100,
+    description:
+      'Longest a consumer fetch waits at the broker for new events (kafkajs maxWaitTimeInMs).',
+  }),
+  KAFKA_PARTITIONS_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 1024,
+    default: 4,
+    description:
+      'Partitions of one fetch handed over at once (kafkajs partitionsConsumedConcurrently).',
+  }),
 } as const;
 
 export type BusConfig = Static<ReturnType<typeof Type.Object<typeof BusEnv>>>;

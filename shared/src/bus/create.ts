@@ -27,6 +27,8 @@ export function createEventBus(config: BusConfig, deps: EventBusDeps): EventBus 
       topic: config.KAFKA_TOPIC,
       partitions: config.KAFKA_PARTITIONS,
       buffer: config.EVENT_BUFFER,
+      maxWaitMs: config.KAFKA_MAX_WAIT_MS,
+      partitionsConcurrency: config.KAFKA_PARTITIONS_CONCURRENCY,
       redisUrl: deps.redisUrl,
       redis: deps.redis,
       keys: deps.keys,

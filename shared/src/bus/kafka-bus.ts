@@ -10,6 +10,7 @@ import {
 import { background } from '../async/background.js';
 import type { Logger } from '../logger.js';
 import type { RedisKeys } from '../redis/keys.js';
+import { kafkaSocketFactory } from './kafka-socket.js';
 import { LeaseKeeper } from './lease.js';
 import { OffsetTrack } from './offset-track.js';
 import { IngestRouter, type IngestEntry, type RouterSink } from './router.js';
@@ -24,6 +25,10 @@ export interface KafkaBusOptions {
   readonly partitions: number;
   /** Unacknowledged events per partition before it is paused. */
   readonly buffer: number;
+  /** Longest a fetch waits at the broker for events (kafkajs maxWaitTimeInMs). */
+  readonly maxWaitMs: number;
+  /** Partitions of one fetch response handed over at once (partitionsConsumedConcurrently). */
+  readonly partitionsConcurrency: number;
   readonly groupId?: string;
   /** The ingest stream and the router's lease live in Redis. */
   readonly redisUrl: string;
@@ -80,6 +85,7 @@ export class KafkaEventBus implements EventBus {
     this.kafka = new Kafka({
       clientId: o.clientId,
       brokers: [...o.brokers],
+      socketFactory: kafkaSocketFactory,
       logLevel: logLevel.WARN,
       logCreator: () => (entry: LogEntry) => {
         const { message, ...extra } = entry.log;
@@ -93,7 +99,7 @@ export class KafkaEventBus implements EventBus {
     });
     this.consumer = this.kafka.consumer({
       groupId: o.groupId ?? KAFKA_GROUP,
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: o.maxWaitMs,
     });
     this.router = new IngestRouter({
       redisUrl: o.redisUrl,
@@ -119,7 +125,7 @@ export class KafkaEventBus implements EventBus {
       // Offsets are resolved one by one as events are handed over, so that a batch cut short
       // (a rebalance) is fetched again from where it stopped rather than skipped.
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 4,
+      partitionsConsumedConcurrently: this.o.partitionsConcurrency,
       eachBatch: (payload) => this.receive(payload),
     });
     await this.router.tick();

@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { coalesceWrites } from '../net/coalesce-writes.js';
 
 export interface RedisClientOptions {
   /** Connection name shown by CLIENT LIST, e.g. `api`, `api:sub`. */
@@ -12,7 +13,9 @@ export interface RedisClientOptions {
 
 /**
  * One policy for every connection: reconnect forever with capped back-off, but fail queued
- * commands after one reconnect attempt, so callers answer 5xx quickly rather than hang.
+ * commands after one reconnect attempt, so callers answer 5xx quickly rather than hang. ioredis
+ * turns Nagle off (its `noDelay` defaults to true), so the commands of one event-loop turn are
+ * coalesced into one write (see coalesceWrites) on every socket of the connection's life.
  */
 export function createRedis(url: string, options: RedisClientOptions): Redis {
   const settings: RedisOptions = {
@@ -21,5 +24,7 @@ export function createRedis(url: string, options: RedisClientOptions): Redis {
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
     ...(options.commandTimeoutMs ? { commandTimeout: options.commandTimeoutMs } : {}),
   };
-  return new Redis(url, settings);
+  const redis = new Redis(url, settings);
+  redis.on('connect', () => coalesceWrites(redis.stream));
+  return redis;
 }

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { Socket } from 'node:net';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { createRedis } from '../src/index.js';
+
+// What a socket hands the kernel: one _write (one chunk) or one _writev (several) per syscall.
+const handleWrite = vi.spyOn(Socket.prototype, '_write');
+const handleWritev = vi.spyOn(Socket.prototype, '_writev');
+const setNoDelay = vi.spyOn(Socket.prototype, 'setNoDelay');
+let redis: Redis;
+
+/** How many times the spy ran on this socket. */
+const on = (spy: { mock: { contexts: unknown[] } }, socket: Socket): number =>
+  spy.mock.contexts.filter((context) => context === socket).length;
+
+beforeAll(async () => {
+  redis = createRedis(inject('redisUrl'), { name: 'coalesce-test' });
+  await redis.ping();
+});
+afterAll(async () => {
+  await redis.quit();
+  vi.restoreAllMocks();
+});
+
+describe('createRedis connections', () => {
+  it('have Nagle off (ioredis noDelay) and send the commands of one turn in one write', async () => {
+    const socket = redis.stream;
+    expect(setNoDelay.mock.calls.filter((_, i) => setNoDelay.mock.contexts[i] === socket)).toEqual([
+      [true],
+    ]);
+    const key = `coalesce:${randomUUID()}`;
+    const [writes, writevs] = [on(handleWrite, socket), on(handleWritev, socket)];
+    const replies = await Promise.all(Array.from({ length: 20 }, () => redis.incr(key)));
+    expect(replies).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(on(handleWrite, socket) - writes).toBe(0);
+    expect(on(handleWritev, socket) - writevs).toBe(1);
+    await redis.del(key);
+  });
+});
