@@ -283,7 +283,7 @@ export const ERRORS = {
   RECORDING_UNAVAILABLE: {
     status: 503,
     message: 'Recording not available',
-    when: '`record/start` while this deployment has no recording service configured.',
+    when: '`record/start` with `RECORDING_MODE=off`, or in stream mode without `RECORDING_SERVICE_URL`.',
   },
   NO_FS_CAPACITY: {
     status: 503,
