@@ -66,6 +66,7 @@ export type {
 export { RedisKeys } from './redis/keys.js';
 export type { SessionDirection, SessionIndexState } from './redis/keys.js';
 export { createRedis } from './redis/client.js';
+export { execAll } from './redis/transaction.js';
 export type { RedisClientOptions } from './redis/client.js';
 export { LuaScripts } from './redis/scripts.js';
 export { untilWritten, writeOnce, isRedisUnavailable, RedisWriteAbandoned } from './redis/retry.js';

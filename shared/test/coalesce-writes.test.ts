@@ -37,4 +37,25 @@ describe('createRedis connections', () => {
     expect(on(handleWritev, socket) - writevs).toBe(1);
     await redis.del(key);
   });
+
+  it('sends what separate callbacks of one turn write in one write, not one write each', async () => {
+    // Five timers due together run in one timers phase, each a callback of its own, as the
+    // socket reads of one poll are: a flush after each callback (process.nextTick) made five.
+    const socket = redis.stream;
+    const key = `coalesce:${randomUUID()}`;
+    const [writes, writevs] = [on(handleWrite, socket), on(handleWritev, socket)];
+    const replies = await new Promise<Promise<number>[]>((resolve) => {
+      const sent: Promise<number>[] = [];
+      for (let i = 0; i < 5; i++) {
+        setTimeout(() => {
+          sent.push(redis.incr(key));
+          if (sent.length === 5) resolve(sent);
+        }, 0);
+      }
+    }).then((sent) => Promise.all(sent));
+    expect(replies).toEqual([1, 2, 3, 4, 5]);
+    expect(on(handleWrite, socket) - writes).toBe(0);
+    expect(on(handleWritev, socket) - writevs).toBe(1);
+    await redis.del(key);
+  });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { hopTrace } from '@voicegw/shared';
+import { hopTrace, type EventPayload } from '@voicegw/shared';
 import { confirmation, DEFERRED_TIMEOUT_MS, describe, type SessionCommand } from './types.js';
 
 /**
@@ -26,19 +26,17 @@ export const answer: SessionCommand<'answer'> = {
       settled = true;
       hopTrace.mark(ctx.message.operation_id, 'node.confirmed');
       session.answerCommands--;
-      settle(
-        session.serial(async () => {
-          if (answered) {
-            await session.publish({
+      const reported: EventPayload[] = answered
+        ? [
+            {
               event: 'call.answered',
               session_uuid: session.id,
               command_uid: ctx.message.command_uid,
               success: true,
-            });
-          }
-          await ctx.result(answered, answered ? undefined : error);
-        }),
-      );
+            },
+          ]
+        : [];
+      settle(session.serial(() => ctx.result(answered, answered ? undefined : error, reported)));
     };
     const cancel = channel.expect(
       (event) =>

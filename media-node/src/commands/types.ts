@@ -1,6 +1,7 @@
 import {
   hopTrace,
   resultCommandName,
+  type EventPayload,
   type SessionCommandMessage,
   type SessionCommandName,
 } from '@voicegw/shared';
@@ -12,8 +13,12 @@ export const DEFERRED_TIMEOUT_MS = 2000;
 export interface CommandContext<C extends SessionCommandName = SessionCommandName> {
   readonly session: Session;
   readonly message: SessionCommandMessage<C>;
-  /** Publishes this command's command.result (once; later calls are ignored). */
-  result(success: boolean, error?: string): Promise<void>;
+  /**
+   * Publishes this command's command.result (once; later calls are ignored), after `before`,
+   * the events it reports, in the same step: they can neither be split by a retry nor wait for
+   * each other's round trip.
+   */
+  result(success: boolean, error?: string, before?: readonly EventPayload[]): Promise<void>;
 }
 
 /** What a deferred command's start returns: its confirmation (or timeout), still to come. */
@@ -58,7 +63,7 @@ export function commandContext<C extends SessionCommandName>(
   return {
     session,
     message,
-    async result(success, error) {
+    async result(success, error, before = []) {
       if (reported) return;
       reported = true;
       hopTrace.mark(message.operation_id, 'node.result');
@@ -66,15 +71,18 @@ export function commandContext<C extends SessionCommandName>(
         command: message.command,
         outcome: success ? 'ok' : 'failed',
       });
-      await session.publish({
-        event: 'command.result',
-        session_uuid: session.id,
-        operation_id: message.operation_id,
-        command: resultCommandName(message.command),
-        command_uid: message.command_uid,
-        success,
-        ...(error ? { error } : {}),
-      });
+      await session.publishInOrder([
+        ...before,
+        {
+          event: 'command.result',
+          session_uuid: session.id,
+          operation_id: message.operation_id,
+          command: resultCommandName(message.command),
+          command_uid: message.command_uid,
+          success,
+          ...(error ? { error } : {}),
+        },
+      ]);
       hopTrace.mark(message.operation_id, 'node.published');
     },
   };

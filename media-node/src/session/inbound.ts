@@ -1,4 +1,4 @@
-import { addSession, sessionId } from '@voicegw/shared';
+import { addSession, eventArgs, execAll, sessionId, type EventPayload } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import { Channel, ChannelState } from './channel.js';
@@ -72,17 +72,6 @@ async function admit(node: NodeContext, call: InboundCall, channel: Channel): Pr
     return refuse(node, channel, REJECTED, 'rejected');
   }
 
-  await addSession(node.redis.multi(), keys, id, {
-    app_id: appId,
-    node: node.prefix,
-    direction: 'inbound',
-    caller_id: call.callerId,
-    did: call.did,
-    ...(channel.answeredAt === undefined ? {} : { answered_at: channel.answeredAt }),
-  })
-    .sadd(keys.nodeSessions(node.prefix), id)
-    .exec();
-
   const session = new Session(node, channel, {
     id,
     appId,
@@ -90,20 +79,49 @@ async function admit(node: NodeContext, call: InboundCall, channel: Channel): Pr
     callerId: call.callerId,
     did: call.did,
   });
+  // Registered before its hash exists, so that no command can find the session missing: the
+  // api takes commands for it only once the transaction below wrote its hash and call.new, and
+  // whatever arrives meanwhile queues behind that transaction.
   node.sessions.add(session);
+  try {
+    await session.serial(() => recordInbound(node, session, call, channel.answeredAt));
+  } catch (err) {
+    node.sessions.remove(session);
+    throw err;
+  }
   node.metrics.inboundCalls.inc({ outcome: 'accepted' });
   watchSession(session);
-  session.enqueue(async () => {
-    await session.publish({
-      event: 'call.new',
-      session_uuid: id,
-      caller_id: call.callerId,
-      did: call.did,
-    });
-    if (call.answered) await session.publish({ event: 'call.answered', session_uuid: id });
-  });
   session.log.info({ caller_id: call.callerId, did: call.did }, 'inbound call');
   channel.release();
+}
+
+/**
+ * The session's hash, its place in the node's and the app's indexes, and its call.new (with
+ * call.answered when it was answered before we took it) in one transaction: one round trip, and
+ * no session without its events or events without their session.
+ */
+async function recordInbound(
+  node: NodeContext,
+  session: Session,
+  call: InboundCall,
+  answeredAt: number | undefined,
+): Promise<void> {
+  const { keys } = node;
+  const transaction = addSession(node.redis.multi(), keys, session.id, {
+    app_id: session.appId,
+    node: node.prefix,
+    direction: 'inbound',
+    caller_id: call.callerId,
+    did: call.did,
+    ...(answeredAt === undefined ? {} : { answered_at: answeredAt }),
+  }).sadd(keys.nodeSessions(node.prefix), session.id);
+  const events: EventPayload[] = [
+    { event: 'call.new', session_uuid: session.id, caller_id: call.callerId, did: call.did },
+  ];
+  if (call.answered) events.push({ event: 'call.answered', session_uuid: session.id });
+  for (const event of events)
+    transaction.xadd(keys.events(), '*', ...eventArgs(session.appId, event));
+  await execAll(transaction);
 }
 
 async function refuse(

@@ -1,4 +1,4 @@
-import type { DialStatus } from '@voicegw/shared';
+import { background, type DialStatus } from '@voicegw/shared';
 import type { FsEvent } from '../esl/event.js';
 import { mapHangupCause } from './causes.js';
 import type { Session } from './session.js';
@@ -85,12 +85,19 @@ async function progress(
 
 async function answered(session: Session, byCommand: boolean): Promise<void> {
   if (session.ended) return;
-  if (!byCommand) await session.publish({ event: 'call.answered', session_uuid: session.id });
   const answeredAt = String(session.channel.answeredAt ?? Date.now());
   if (session.direction !== 'outbound') {
+    if (byCommand) {
+      // The answer command reports this answer next in the queue; its events follow this write
+      // on the same connection, so Redis takes them in order without their waiting for its reply.
+      background(updateSession(session, 'answered_at', answeredAt), session.log, 'answered_at');
+      return;
+    }
+    await session.publish({ event: 'call.answered', session_uuid: session.id });
     await updateSession(session, 'answered_at', answeredAt);
     return;
   }
+  if (!byCommand) await session.publish({ event: 'call.answered', session_uuid: session.id });
   await setDialStatus(session, 'answered', 'answered_at', answeredAt);
   if (session.maxDurationSec) {
     const reply = await session.channel.api(
