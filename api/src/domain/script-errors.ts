@@ -24,30 +24,29 @@ export const conferenceNameTaken = (existing: string): GatewayError =>
  * The catalogue error of each script result code the api answers with, whichever script
  * answered it (codes the callers act on themselves, like ROOM_MEMBERS_CHANGED, have none).
  */
-const CATALOGUE: { readonly [C in ScriptCodeName]?: ErrorCode | ((f: Failure) => GatewayError) } =
-  {
-    RATE_LIMITED: ({ values }) => rateLimited('RATE_LIMITED', Number(values[0])),
-    SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
-    SESSION_OF_ANOTHER_APP: 'SESSION_FORBIDDEN',
-    COOLDOWN: 'COMMAND_RATE_LIMITED',
-    ROOM_NOT_FOUND: 'ROOM_NOT_FOUND',
-    ROOM_OF_ANOTHER_APP: 'ROOM_FORBIDDEN',
-    IN_DIFFERENT_ROOM: 'IN_DIFFERENT_ROOM',
-    NOT_IN_CONFERENCE: 'NOT_IN_CONFERENCE',
-    STILL_JOINING: 'STILL_JOINING',
-    ALREADY_MUTED: 'ALREADY_MUTED',
-    ALREADY_UNMUTED: 'ALREADY_UNMUTED',
-    STILL_LEAVING: 'STILL_LEAVING',
-    COMMAND_UID_REUSED: 'COMMAND_UID_REUSED',
-    APP_NOT_FOUND: ({ appId }) => appNotFound(appId),
-    DID_TAKEN: ({ values: [did, owner] }) =>
-      new GatewayError('DID_TAKEN', { body: { detail: { did, app_id: owner } } }),
-    DID_NOT_OF_APP: 'DID_NOT_FOUND',
-    ROOM_NAME_TAKEN: ({ values }) => conferenceNameTaken(String(values[0])),
-    CALLER_ID_NOT_ALLOWED: 'CID_NOT_ALLOWED',
-    NODE_UNAVAILABLE: 'NO_FS_CAPACITY',
-    SESSION_EXISTS: 'DIAL_FAILED',
-  };
+const CATALOGUE: { readonly [C in ScriptCodeName]?: ErrorCode | ((f: Failure) => GatewayError) } = {
+  RATE_LIMITED: ({ values }) => rateLimited('RATE_LIMITED', Number(values[0])),
+  SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
+  SESSION_OF_ANOTHER_APP: 'SESSION_FORBIDDEN',
+  COOLDOWN: 'COMMAND_RATE_LIMITED',
+  ROOM_NOT_FOUND: 'ROOM_NOT_FOUND',
+  ROOM_OF_ANOTHER_APP: 'ROOM_FORBIDDEN',
+  IN_DIFFERENT_ROOM: 'IN_DIFFERENT_ROOM',
+  NOT_IN_CONFERENCE: 'NOT_IN_CONFERENCE',
+  STILL_JOINING: 'STILL_JOINING',
+  ALREADY_MUTED: 'ALREADY_MUTED',
+  ALREADY_UNMUTED: 'ALREADY_UNMUTED',
+  STILL_LEAVING: 'STILL_LEAVING',
+  COMMAND_UID_REUSED: 'COMMAND_UID_REUSED',
+  APP_NOT_FOUND: ({ appId }) => appNotFound(appId),
+  DID_TAKEN: ({ values: [did, owner] }) =>
+    new GatewayError('DID_TAKEN', { body: { detail: { did, app_id: owner } } }),
+  DID_NOT_OF_APP: 'DID_NOT_FOUND',
+  ROOM_NAME_TAKEN: ({ values }) => conferenceNameTaken(String(values[0])),
+  CALLER_ID_NOT_ALLOWED: 'CID_NOT_ALLOWED',
+  NODE_UNAVAILABLE: 'NO_FS_CAPACITY',
+  SESSION_EXISTS: 'DIAL_FAILED',
+};
 
 /**
  * The error the api answers for a script's negative reply (`code` or `[code, ...values]`): a
