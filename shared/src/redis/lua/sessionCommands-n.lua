@@ -57,7 +57,8 @@ for i = 0, #KEYS / KEYS_EACH - 1 do
   -- in a script run of its own: the other commands of the batch are not its business.
   local ok, reply = pcall(sessionCommand, i * KEYS_EACH, i * ARGV_EACH, alive)
   if not ok then
-    reply = {ScriptCode.COMMAND_FAILED, type(reply) == 'table' and (reply.err or 'error') or tostring(reply)}
+    local message = type(reply) == 'table' and (reply.err or 'error') or tostring(reply)
+    reply = {ScriptCode.COMMAND_FAILED, message}
   end
   replies[#replies + 1] = reply[1]
   replies[#replies + 1] = reply[2] or false

@@ -1,7 +1,8 @@
 -- One session command: rate limits, ownership, node liveness, idempotency, conference state
 -- rules, cooldown, claim, state change and XADD to the owning node's command stream.
--- Its 9 keys are KEYS[k + 1..9] and its 13 arguments ARGV[a + 1..13], laid out as
--- sessionCommands-n.lua says (offsets rather than copied tables: this runs for every command).
+-- Its KEYS_EACH keys are KEYS[k + 1..] and its ARGV_EACH arguments ARGV[a + 1..], laid out as
+-- sessionCommands-n.lua's header says (offsets rather than copied tables: this runs for every
+-- command). Failures answer ScriptCode codes.
 -- `alive` memoizes node heartbeats within one script run, where they cannot change.
 -- Returns {code, value}; a missing value is nil in the reply.
 
