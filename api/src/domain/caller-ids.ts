@@ -44,24 +44,15 @@ export class NumberLists {
   async add(kind: NumberListKind, appId: string, numbers: readonly string[]): Promise<string[]> {
     const unique = [...new Set(numbers)];
     const app = this.keys.app(appId);
-    const [script, reply] =
+    const run =
       kind === 'cids'
-        ? ([
-            'addCallerIds',
-            await this.scripts.run(
-              lua.addCallerIds({ app, callerIds: this.keys.appCids(appId) }, { numbers: unique }),
-            ),
-          ] as const)
-        : ([
-            'claimDids',
-            await this.scripts.run(
-              lua.claimDids(
-                { app, dids: this.keys.appDids(appId), didRoutes: this.keys.didRoutes() },
-                { appId, dids: unique },
-              ),
-            ),
-          ] as const);
-    if (failureCode(reply) !== undefined) throw scriptError(script, reply, appId);
+        ? lua.addCallerIds({ app, callerIds: this.keys.appCids(appId) }, { numbers: unique })
+        : lua.claimDids(
+            { app, dids: this.keys.appDids(appId), didRoutes: this.keys.didRoutes() },
+            { appId, dids: unique },
+          );
+    const reply = await this.scripts.run(run);
+    if (failureCode(reply) !== undefined) throw scriptError(run.name, reply, appId);
     return sorted(reply as string[]);
   }
 
