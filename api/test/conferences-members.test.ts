@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventArgs } from '@voicegw/shared';
+import { eventArgs, lua, ScriptCode } from '@voicegw/shared';
 import {
   createTenant,
   json,
@@ -250,23 +250,25 @@ describe('deleteRoom-6.lua', () => {
     await join(roomId, 1);
     const { keys } = api;
     const reply = await api.app.scripts.run(
-      'deleteRoom',
-      [
-        keys.room(roomId),
-        keys.roomMembers(roomId),
-        keys.appRoomNames(tenant.appId),
-        keys.appRooms(tenant.appId),
-        keys.commandStream(node),
-        keys.events(),
-      ],
-      [
-        tenant.appId,
-        roomId,
-        '{}',
-        ...eventArgs(tenant.appId, { event: 'conference.destroyed', room_id: roomId }),
-      ],
+      lua.deleteRoom(
+        {
+          room: keys.room(roomId),
+          roomMembers: keys.roomMembers(roomId),
+          roomNames: keys.appRoomNames(tenant.appId),
+          appRooms: keys.appRooms(tenant.appId),
+          commandStream: keys.commandStream(node),
+          events: keys.events(),
+        },
+        {
+          appId: tenant.appId,
+          roomId,
+          command: '{}',
+          event: eventArgs(tenant.appId, { event: 'conference.destroyed', room_id: roomId }),
+          members: [],
+        },
+      ),
     );
-    expect(reply).toEqual([-3]);
+    expect(reply).toEqual([ScriptCode.ROOM_MEMBERS_CHANGED]);
     expect(await api.redis.exists(keys.room(roomId))).toBe(1);
     // Refused: neither the room's destruction nor its event happened.
     const destroyed = (await publishedEvents(api)).filter(

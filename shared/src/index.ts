@@ -71,7 +71,14 @@ export type { RedisClientOptions } from './redis/client.js';
 export { LuaScripts } from './redis/scripts.js';
 export { untilWritten, writeOnce, isRedisUnavailable, RedisWriteAbandoned } from './redis/retry.js';
 export type { UntilWritten, UntilWrittenOptions } from './redis/retry.js';
-export type { ScriptName } from './redis/scripts.js';
+export { SCRIPT_BUILDERS as lua, type ScriptName } from './redis/lua/index.js';
+export {
+  ScriptCode,
+  failureCode,
+  scriptCodeName,
+  type ScriptCodeName,
+} from './redis/script-codes.js';
+export type { ScriptArg, ScriptRun } from './redis/script-spec.js';
 export { ScriptBatcher } from './redis/script-batcher.js';
 export type { BatchReply, ScriptBatcherOptions } from './redis/script-batcher.js';
 

@@ -1,4 +1,4 @@
-import { COMMAND_FIELD, decodeCommand, eventArgs } from '@voicegw/shared';
+import { COMMAND_FIELD, decodeCommand, eventArgs, lua, ScriptCode } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import { failedResult, NODE_LOST } from '../stream/command-failure.js';
 import { COMMAND_GROUP } from '../stream/consumer.js';
@@ -24,17 +24,22 @@ export async function failDeadNodeCommands(node: NodeContext, prefix: string): P
   const metadata = await sessionMetadata(node, open);
   let answered = 0;
   for (let i = 0; i < open.length; i += CHUNK) {
-    const args: string[] = [COMMAND_GROUP, SWEEPER_CONSUMER];
+    const entries: string[] = [];
     for (const [id, fields] of open.slice(i, i + CHUNK))
-      args.push(id, ...resultArgs(fields, metadata));
+      entries.push(id, ...resultArgs(fields, metadata));
     const done = Number(
       await node.scripts.run(
-        'failDeadCommands',
-        [stream, node.keys.nodeHeartbeat(prefix), node.keys.events()],
-        args,
+        lua.failDeadCommands(
+          {
+            commandStream: stream,
+            heartbeat: node.keys.nodeHeartbeat(prefix),
+            events: node.keys.events(),
+          },
+          { group: COMMAND_GROUP, consumer: SWEEPER_CONSUMER, entries },
+        ),
       ),
     );
-    if (done < 0) break; // the node is back: its own consumer answers the rest
+    if (done === ScriptCode.NODE_ALIVE) break; // the node is back: its own consumer answers the rest
     answered += done;
   }
   return answered;

@@ -1,4 +1,4 @@
-import type { RoomCommandMessage } from '@voicegw/shared';
+import { lua, type RoomCommandMessage } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import { BridgeHost } from './bridge-host.js';
@@ -144,7 +144,9 @@ export class Rooms {
     const { keys, scripts, events, log, media } = this.node;
     media.release(play.pinned);
     try {
-      await scripts.run('roomPlaybackDone', [keys.room(room.id)], [play.operationId]);
+      await scripts.run(
+        lua.roomPlaybackDone({ room: keys.room(room.id) }, { operationId: play.operationId }),
+      );
       if (natural) {
         await events.publish(room.appId, {
           event: 'conference.play.finished',

@@ -1,5 +1,6 @@
 import {
   eventArgs,
+  lua,
   parseSessionId,
   type EventPayload,
   type HangupCause,
@@ -34,25 +35,26 @@ export async function recordHangup(node: NodeContext, record: HangupRecord): Pro
   };
   const owner = parseSessionId(record.sessionId)?.prefix ?? node.prefix;
   const published = await node.scripts.run(
-    'endSession',
-    [
-      keys.session(record.sessionId),
-      keys.nodeSessions(owner),
-      keys.events(),
-      keys.appSessions(record.appId, 'live', record.direction),
-      keys.appSessions(record.appId, 'ended', record.direction),
-      keys.appSessionsExpiry(record.appId, record.direction),
-    ],
-    [
-      record.sessionId,
-      ...eventArgs(record.appId, payload, record.metadata),
-      Date.now(),
-      record.reason,
-      node.config.SESSION_GRACE_SEC * 1000,
-      record.reason === 'orphaned' ? '1' : '0',
-      payload.hangup_cause,
-      payload.duration_seconds,
-    ],
+    lua.endSession(
+      {
+        session: keys.session(record.sessionId),
+        nodeSessions: keys.nodeSessions(owner),
+        events: keys.events(),
+        liveSessions: keys.appSessions(record.appId, 'live', record.direction),
+        endedSessions: keys.appSessions(record.appId, 'ended', record.direction),
+        endedExpiry: keys.appSessionsExpiry(record.appId, record.direction),
+      },
+      {
+        sessionId: record.sessionId,
+        event: eventArgs(record.appId, payload, record.metadata),
+        endedAt: Date.now(),
+        reason: record.reason,
+        graceMs: node.config.SESSION_GRACE_SEC * 1000,
+        onlyIfExists: record.reason === 'orphaned' ? '1' : '0',
+        hangupCause: payload.hangup_cause,
+        durationSeconds: payload.duration_seconds,
+      },
+    ),
   );
   const done = Number(published) === 1;
   if (done) {

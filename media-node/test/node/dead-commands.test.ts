@@ -1,7 +1,7 @@
 // failDeadCommands-3.lua on a real Redis: exactly once without the sweeper lock, and hands off
 // while the node beats.
 import { randomUUID } from 'node:crypto';
-import { COMMAND_FIELD, LuaScripts, RedisKeys } from '@voicegw/shared';
+import { COMMAND_FIELD, lua, LuaScripts, RedisKeys, ScriptCode } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { COMMAND_GROUP } from '../../src/stream/consumer.js';
@@ -26,12 +26,17 @@ async function deadNodeStream(prefix: string, pending: number, unread: number): 
 
 /** One sweeper's call: every id with a result event of its own. */
 function answer(connection: Redis, prefix: string, ids: string[]): Promise<unknown> {
-  const args = [COMMAND_GROUP, 'orphan-sweeper'];
-  for (const id of ids) args.push(id, 'app', 'app_a', 'e', JSON.stringify({ id }));
+  const entries: string[] = [];
+  for (const id of ids) entries.push(id, 'app', 'app_a', 'e', JSON.stringify({ id }));
   return new LuaScripts(connection).run(
-    'failDeadCommands',
-    [keys.commandStream(prefix), keys.nodeHeartbeat(prefix), keys.events()],
-    args,
+    lua.failDeadCommands(
+      {
+        commandStream: keys.commandStream(prefix),
+        heartbeat: keys.nodeHeartbeat(prefix),
+        events: keys.events(),
+      },
+      { group: COMMAND_GROUP, consumer: 'orphan-sweeper', entries },
+    ),
   );
 }
 
@@ -63,7 +68,7 @@ describe('failDeadCommands-3.lua', () => {
     const ids = await deadNodeStream(prefix, 1, 1);
     await redis.set(keys.nodeHeartbeat(prefix), '1', 'PX', 10_000);
     const before = await redis.xlen(keys.events());
-    expect(await answer(redis, prefix, ids)).toBe(-1);
+    expect(await answer(redis, prefix, ids)).toBe(ScriptCode.NODE_ALIVE);
     expect(await redis.xlen(keys.events())).toBe(before);
     expect(Number((await redis.xpending(keys.commandStream(prefix), COMMAND_GROUP))[0])).toBe(1);
   });
