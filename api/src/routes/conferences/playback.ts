@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from 'typebox';
 import { controlRoom, type ControlArgs, type RoomControl } from '../../domain/rooms.js';
-import { common, ControlAccepted, errors, PlayBody, RoomParams, VolumeBody } from './schemas.js';
+import { ControlAccepted } from '../../domain/room-schemas.js';
+import { common, errors, PlayBody, RoomParams, VolumeBody } from './schemas.js';
 
 interface ControlRoute {
   readonly control: RoomControl;
