@@ -53,7 +53,12 @@ export {
   COMMAND_UID_PATTERN,
 } from './commands/schemas.js';
 export type { SessionCommandName, SessionCommandArgs, DialArgs } from './commands/schemas.js';
-export { COMMAND_FIELD, encodeCommand, decodeCommand } from './commands/stream.js';
+export {
+  COMMAND_FIELD,
+  DEFERRED_TIMEOUT_MS,
+  encodeCommand,
+  decodeCommand,
+} from './commands/stream.js';
 export type {
   CommandMessage,
   SessionCommandMessage,

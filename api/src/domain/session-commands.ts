@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  DEFERRED_TIMEOUT_MS,
   encodeCommand,
   GatewayError,
   hopTrace,
@@ -15,9 +16,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { rateLimited } from './rate-limited.js';
 import { commandFingerprint } from './command-fingerprint.js';
 import { COOLDOWNS } from './cooldowns.js';
-
-/** Deferred commands are confirmed by FreeSWITCH or fail after this long (command.result). */
-export const DEFERRED_TIMEOUT_MS = 2000;
 
 export interface CommandOutcome {
   readonly status: 200 | 202;

@@ -1,4 +1,5 @@
 import {
+  DEFERRED_TIMEOUT_MS,
   GatewayError,
   SESSION_COMMAND_NAMES,
   SessionCommandBodies,
@@ -7,7 +8,7 @@ import {
 } from '@voicegw/shared';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { DEFERRED_TIMEOUT_MS, SessionCommands } from '../../domain/session-commands.js';
+import { SessionCommands } from '../../domain/session-commands.js';
 
 /** Session command route: body limit 64 KiB. */
 export const COMMAND_BODY_LIMIT = 64 * 1024;
