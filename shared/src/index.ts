@@ -42,6 +42,7 @@ export {
   SessionCommandBodies,
   SESSION_COMMAND_NAMES,
   isSessionCommandName,
+  commandRoomId,
   resultCommandName,
   DialBody,
   AudioUrl,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  commandRoomId,
   DEFERRED_TIMEOUT_MS,
   encodeCommand,
   GatewayError,
@@ -13,13 +14,14 @@ import {
   type SessionCommandName,
 } from '@voicegw/shared';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CommandReply, DeferredReply } from './command-replies.js';
 import { rateLimited } from './rate-limited.js';
 import { commandFingerprint } from './command-fingerprint.js';
 import { COOLDOWNS } from './cooldowns.js';
 
 export interface CommandOutcome {
   readonly status: 200 | 202;
-  readonly body: Record<string, unknown>;
+  readonly body: CommandReply;
 }
 
 /** Negative results of sessionCommands-n.lua, turned into catalogue errors in this one place. */
@@ -95,13 +97,12 @@ export class SessionCommands {
       args,
       issued_at: Date.now(),
     };
-    const accepted = {
+    const accepted: DeferredReply = {
       operation_id: operationId,
       status: 'in_progress',
       timeout_ms: DEFERRED_TIMEOUT_MS,
     };
-    const roomId =
-      command === 'conference/join' ? (args as unknown as { room_id: string }).room_id : '';
+    const roomId = commandRoomId(command, body);
     const cooldown = COOLDOWNS[command];
     const { keys } = app;
     const windows = app.rateLimiter.windows(request);
@@ -136,8 +137,7 @@ export class SessionCommands {
 
     if (code >= 0) {
       // The script answers a body only when it is not this request's own deferred 202.
-      const answer =
-        value === null ? accepted : (JSON.parse(String(value)) as Record<string, unknown>);
+      const answer = value === null ? accepted : (JSON.parse(String(value)) as CommandReply);
       return { status: answer.status === 'already_joined' ? 200 : 202, body: answer };
     }
     if (code === -1) throw rateLimited('RATE_LIMITED', Number(value));
