@@ -82,6 +82,8 @@ export default tseslint.config(
               group: [
                 '@voicegw/*/*',
                 '!@voicegw/shared/bus',
+                '!@voicegw/shared/launcher',
+                '!@voicegw/media-node/sim',
                 '**/shared/src/**',
                 '**/api/src/**',
                 '**/media-node/src/**',
