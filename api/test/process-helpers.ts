@@ -1,9 +1,8 @@
-// The gateway's processes as the launcher starts them (api/src/dev/children.ts), for tests of
+// The gateway's processes as the launcher starts them (shared/src/dev/launcher/), for tests of
 // process faults: each a real child process whose exit a test can observe and assert on.
 import { resolve } from 'node:path';
 import { freePort } from '@voicegw/shared';
-import { startChild, type Child } from '../src/dev/children.js';
-import { childEnv } from '../src/dev/config.js';
+import { childEnv, startChild, type Child } from '@voicegw/shared/launcher';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 

@@ -42,6 +42,7 @@ export {
   SessionCommandBodies,
   SESSION_COMMAND_NAMES,
   isSessionCommandName,
+  commandRoomId,
   resultCommandName,
   DialBody,
   AudioUrl,
@@ -53,7 +54,12 @@ export {
   COMMAND_UID_PATTERN,
 } from './commands/schemas.js';
 export type { SessionCommandName, SessionCommandArgs, DialArgs } from './commands/schemas.js';
-export { COMMAND_FIELD, encodeCommand, decodeCommand } from './commands/stream.js';
+export {
+  COMMAND_FIELD,
+  DEFERRED_TIMEOUT_MS,
+  encodeCommand,
+  decodeCommand,
+} from './commands/stream.js';
 export type {
   CommandMessage,
   SessionCommandMessage,

@@ -19,7 +19,7 @@ import type {
   PlaybackStatus,
   RoomList,
   RoomStatus,
-} from '../routes/conferences/schemas.js';
+} from './room-schemas.js';
 import { ROOM_COOLDOWNS } from './cooldowns.js';
 import { decodeCursor, encodeCursor, pageOf } from './cursor.js';
 import { conferenceNameTaken, scriptError } from './script-errors.js';

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  commandRoomId,
+  DEFERRED_TIMEOUT_MS,
   encodeCommand,
   GatewayError,
   hopTrace,
@@ -12,16 +14,14 @@ import {
   type SessionCommandName,
 } from '@voicegw/shared';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CommandReply, DeferredReply } from './command-replies.js';
 import { commandFingerprint } from './command-fingerprint.js';
 import { COOLDOWNS } from './cooldowns.js';
 import { scriptError } from './script-errors.js';
 
-/** Deferred commands are confirmed by FreeSWITCH or fail after this long (command.result). */
-export const DEFERRED_TIMEOUT_MS = 2000;
-
 export interface CommandOutcome {
   readonly status: 200 | 202;
-  readonly body: Record<string, unknown>;
+  readonly body: CommandReply;
 }
 
 /** Commands in one script run at most: ~10 µs each in Redis, so a full run holds it < 1 ms. */
@@ -73,13 +73,12 @@ export class SessionCommands {
       args,
       issued_at: Date.now(),
     };
-    const accepted = {
+    const accepted: DeferredReply = {
       operation_id: operationId,
       status: 'in_progress',
       timeout_ms: DEFERRED_TIMEOUT_MS,
     };
-    const roomId =
-      command === 'conference/join' ? (args as unknown as { room_id: string }).room_id : '';
+    const roomId = commandRoomId(command, body);
     const cooldown = COOLDOWNS[command];
     const { keys } = app;
     const windows = app.rateLimiter.windows(request);
@@ -116,8 +115,7 @@ export class SessionCommands {
 
     if (code >= 0) {
       // The script answers a body only when it is not this request's own deferred 202.
-      const answer =
-        value === null ? accepted : (JSON.parse(String(value)) as Record<string, unknown>);
+      const answer = value === null ? accepted : (JSON.parse(String(value)) as CommandReply);
       return { status: answer.status === 'already_joined' ? 200 : 202, body: answer };
     }
     throw scriptError('sessionCommands', [code, value]);

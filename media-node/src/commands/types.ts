@@ -7,9 +7,6 @@ import {
 } from '@voicegw/shared';
 import type { Session } from '../session/session.js';
 
-/** The contract's deferred-command timeout: no confirmation within it → success false. */
-export const DEFERRED_TIMEOUT_MS = 2000;
-
 export interface CommandContext<C extends SessionCommandName = SessionCommandName> {
   readonly session: Session;
   readonly message: SessionCommandMessage<C>;
