@@ -138,10 +138,15 @@ function checkEslPassword(pod: FreeswitchPod, eventSocket: XmlElement | undefine
   // However the environment is left: its variables unset, or set but empty.
   const read = [...vars.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1] ?? '');
   const emptied = new Map([...pod.freeswitch.env.keys(), ...read].map((name) => [name, '']));
-  for (const env of [new Map<string, string>(), emptied]) {
+  for (const [left, env] of [
+    ['unset', new Map<string, string>()],
+    ['empty', emptied],
+  ] as const) {
     const password = expand(written, globalVariables(vars, env));
     if (password === '' || password === 'ClueCon')
-      problems.push(`event_socket.conf.xml: with no password given, FreeSWITCH's is "${password}"`);
+      problems.push(
+        `event_socket.conf.xml: with its environment ${left}, the password is "${password}"`,
+      );
   }
   const password = expand(written, globalVariables(vars, pod.freeswitch.env));
   const nodes = pod.mediaNode.env.get('FS_ESL_PASSWORD');
