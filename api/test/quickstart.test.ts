@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { curlAvailable, curlMissingMessage } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // docs/quickstart.md is the single source: this test runs its shell blocks and the receiver file
@@ -101,6 +102,9 @@ describe('docs/quickstart.md, run as written against npm start', () => {
       .map((line) => JSON.parse(line.slice(name.length + 1)) as Record<string, unknown>);
 
   beforeAll(async () => {
+    // The test setup installs curl where it can (provisionCurl); elsewhere, say how to get it
+    // rather than fail at the first step with `curl: command not found`.
+    if (!curlAvailable()) throw new Error(curlMissingMessage());
     writeFileSync(state, '');
     const api = await freePort();
     const sim = await freePort();

@@ -8,13 +8,22 @@ export type { HopMarks } from './hop-trace.js';
 export type { Logger, LoggerSettings } from './logger.js';
 export { spawnRedis, freePort, stopChild } from './dev/redis-server.js';
 export {
+  curlAvailable,
+  curlMissingMessage,
   planRedisServer,
+  provisionCurl,
   provisionOrExit,
   provisionRedisServer,
   redisServerAvailable,
   RedisProvisioningError,
 } from './dev/provision.js';
-export type { PlatformFacts, RedisPlan } from './dev/provision.js';
+export type {
+  CurlOptions,
+  CurlPlan,
+  MachineFacts,
+  PlatformFacts,
+  RedisPlan,
+} from './dev/provision.js';
 export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';
 export { captureLogger } from './dev/log-capture.js';
 export type { LogLine } from './dev/log-capture.js';

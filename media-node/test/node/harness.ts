@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { buildApp, loadApiConfig, type App } from '@voicegw/api';
-import { EVENT_FIELDS, RedisKeys } from '@voicegw/shared';
+import { EVENT_FIELDS, RedisKeys, type Logger } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { startSimulator, type Simulator } from '../../sim/index.js';
@@ -280,6 +280,8 @@ export interface StackOptions {
   readonly viaProxy?: boolean;
   /** Environment of the api, over the harness's own (e.g. RECORDING_SERVICE_URL). */
   readonly apiEnv?: Record<string, string>;
+  /** The first node's logger (e.g. `captureLogger()`'s, to read what it logged). */
+  readonly logger?: Logger;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -303,7 +305,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const sims: Simulator[] = [];
   const nodes: MediaNode[] = [];
 
-  const launch = async (port: number, env: Record<string, string>): Promise<MediaNode> => {
+  const launch = async (
+    port: number,
+    env: Record<string, string>,
+    logger?: Logger,
+  ): Promise<MediaNode> => {
     const node = await startMediaNode(
       loadMediaNodeConfig({
         REDIS_URL: redisUrl,
@@ -314,6 +320,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...nodeEnv,
         ...env,
       }),
+      logger ? { logger } : {},
     );
     nodes.push(node);
     return node;
@@ -326,7 +333,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   sims.push(sim);
   const control = new SimControl(sim.controlUrl);
   const proxy = options.viaProxy ? await startProxy(sim.eslPort) : undefined;
-  const node = await launch(proxy?.port ?? sim.eslPort, sipOf(sim));
+  const node = await launch(proxy?.port ?? sim.eslPort, sipOf(sim), options.logger);
 
   const startNode = async (env: Record<string, string> = {}, shareSimulator = false) => {
     if (shareSimulator)
