@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eventArgs } from '@voicegw/shared';
-import {
-  createTenant,
-  json,
-  liveNode,
-  publishedEvents,
-  seedSession,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { useTenant, json, liveNode, publishedEvents, seedSession, useApi } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
+const api = useApi();
+const tenant = useTenant(api);
 let node: string;
 let counter = 0;
 
 beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
   node = await liveNode(api);
 });
-afterAll(() => api.close());
 
 interface MemberBody {
   room_id: string;

@@ -1,26 +1,22 @@
 import type { RoomCommandMessage } from '@voicegw/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   commandsFor,
   createTenant,
+  useTenant,
   json,
   liveNode,
   publishedEvents,
-  startApi,
-  type TestApi,
-  type TestTenant,
+  useApi,
 } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
+const api = useApi();
+const tenant = useTenant(api);
 let node: string;
 
 beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
   node = await liveNode(api);
 });
-afterAll(() => api.close());
 
 const URLS = ['https://example.com/a.wav', 'http://example.com/b.mp3'];
 const OPERATION = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

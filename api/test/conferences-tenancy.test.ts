@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  commandsFor,
-  createTenant,
-  json,
-  liveNode,
-  publishedEvents,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { commandsFor, useTenant, json, liveNode, publishedEvents, useApi } from './helpers.js';
 
-let api: TestApi;
-let owner: TestTenant;
-let intruder: TestTenant;
+const api = useApi();
+const owner = useTenant(api);
+const intruder = useTenant(api);
 let node: string;
 let roomId: string;
 const NAME = 'owners-private-room';
 
 beforeAll(async () => {
-  api = await startApi();
-  owner = await createTenant(api);
-  intruder = await createTenant(api);
   node = await liveNode(api);
   const res = await api.app.inject({
     method: 'POST',
@@ -30,7 +18,6 @@ beforeAll(async () => {
   });
   roomId = res.json<{ room_id: string }>().room_id;
 });
-afterAll(() => api.close());
 
 const FORBIDDEN = { success: false, error: 'Room belongs to a different application' };
 const NOT_FOUND = { success: false, error: 'Room not found' };

@@ -1,25 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   commandsFor,
   createTenant,
+  useTenant,
+  withApi,
   json,
   liveNode,
   publishedEvents,
-  startApi,
-  type TestApi,
-  type TestTenant,
+  useApi,
 } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
+const api = useApi();
+const tenant = useTenant(api);
 let node: string;
 
 beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
   node = await liveNode(api);
 });
-afterAll(() => api.close());
 
 const ROOM_ID = /^[a-z0-9]{5}-room-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ROOM = 'abcde-room-00000000-0000-4000-8000-000000000000';
@@ -110,8 +107,7 @@ describe('POST /conferences', () => {
   });
 
   it('the room goes to the least loaded live node', async () => {
-    const own = await startApi();
-    try {
+    await withApi({}, async (own) => {
       const who = await createTenant(own);
       await liveNode(own, { capacity: 100, active_sessions: 90 });
       const idle = await liveNode(own, { capacity: 100, active_sessions: 5 });
@@ -119,14 +115,11 @@ describe('POST /conferences', () => {
       const res = await create({ name: 'placed' }, {}, own, who);
       expect(res.statusCode).toBe(201);
       expect(res.json<{ room_id: string }>().room_id.startsWith(`${idle}-room-`)).toBe(true);
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   it('with no live media node it answers 503', async () => {
-    const own = await startApi();
-    try {
+    await withApi({}, async (own) => {
       const who = await createTenant(own);
       await liveNode(own, { draining: true });
       const res = await create({ name: 'nowhere' }, {}, own, who);
@@ -135,9 +128,7 @@ describe('POST /conferences', () => {
         success: false,
         error: 'No media node available; retry with backoff',
       });
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   const invalid: [string, unknown, string][] = [

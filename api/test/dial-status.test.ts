@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTenant,
-  json,
-  liveNode,
-  seedSession,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant, json, liveNode, seedSession, useApi, type TestTenant } from './helpers.js';
 
-let api: TestApi;
-let owner: TestTenant;
-let other: TestTenant;
+const api = useApi();
+const owner = useTenant(api);
+const other = useTenant(api);
 let node: string;
 
 const FROM = '0731234567';
@@ -19,13 +11,9 @@ const TO = '0521234567';
 const NOT_FOUND = { success: false, error: 'Dial not found' };
 
 beforeAll(async () => {
-  api = await startApi();
-  owner = await createTenant(api);
-  other = await createTenant(api);
   node = await liveNode(api);
   await api.redis.sadd(api.keys.appCids(owner.appId), FROM);
 });
-afterAll(() => api.close());
 
 async function placeDial(): Promise<string> {
   const res = await api.app.inject({

@@ -1,17 +1,9 @@
 import type { DialCommandMessage } from '@voicegw/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  commandsFor,
-  createTenant,
-  json,
-  liveNode,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { commandsFor, createTenant, useTenant, json, liveNode, useApi } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
+const api = useApi();
+const tenant = useTenant(api);
 let node: string;
 
 const FROM = '0731234567';
@@ -47,13 +39,10 @@ const INVALID_NUMBERS: readonly [string, string][] = [
 ];
 
 beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
   node = await liveNode(api);
   const everyPrefix = [...LANDLINE, ...MOBILE, ...VOIP].map(number);
   await api.redis.sadd(api.keys.appCids(tenant.appId), FROM, ...everyPrefix);
 });
-afterAll(() => api.close());
 
 const dial = (body: unknown, headers: Record<string, string> = json, who = tenant) =>
   api.app.inject({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, json, startApi, type TestApi } from './helpers.js';
+import { adminRequest, useApi } from './helpers.js';
 import {
   range,
   Receiver,
@@ -10,30 +10,24 @@ import {
 
 let gateway: TestGateway;
 let receiver: Receiver;
-let api: TestApi;
 
 beforeAll(async () => {
   gateway = new TestGateway();
   receiver = await new Receiver().start();
-  api = await startApi({ REDIS_PREFIX: gateway.prefix });
   await gateway.dispatcher({
     WEBHOOK_RETRY_SCHEDULE: `0${',100ms'.repeat(30)}`,
     WEBHOOK_DISABLE_AFTER_MS: '500',
   });
 });
 afterAll(async () => {
-  await api.close();
   await gateway.close();
   await receiver.close();
 });
 
+const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
+
 const admin = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-  api.app.inject({
-    method,
-    url,
-    headers: { 'x-admin-api-key': ADMIN_KEY, ...(payload === undefined ? {} : json) },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
+  adminRequest(api, method, url, payload);
 
 describe('disabling a failing app', () => {
   it('an app failing for WEBHOOK_DISABLE_AFTER_MS without a success is disabled; POST re-enables it', async () => {

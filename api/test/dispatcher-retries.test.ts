@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, json, startApi, type TestApi } from './helpers.js';
+import { adminRequest, useApi } from './helpers.js';
 import {
   range,
   Receiver,
@@ -10,12 +10,10 @@ import {
 
 let gateway: TestGateway;
 let receiver: Receiver;
-let api: TestApi;
 
 beforeAll(async () => {
   gateway = new TestGateway();
   receiver = await new Receiver().start();
-  api = await startApi({ REDIS_PREFIX: gateway.prefix });
   await gateway.dispatcher({
     // Four attempts, the retries 150 ms apart, so a Retry-After stands out.
     WEBHOOK_RETRY_SCHEDULE: '0,150ms,150ms,150ms',
@@ -23,18 +21,14 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await api.close();
   await gateway.close();
   await receiver.close();
 });
 
+const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
+
 const admin = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-  api.app.inject({
-    method,
-    url,
-    headers: { 'x-admin-api-key': ADMIN_KEY, ...(payload === undefined ? {} : json) },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
+  adminRequest(api, method, url, payload);
 
 const ids = (appId: string): string[] =>
   receiver.of(appId).map((r) => String(r.headers['webhook-id']));

@@ -1,27 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandMessage } from '@voicegw/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   commandsFor,
   createTenant,
+  useTenant,
+  withApi,
   json,
   liveNode,
   seedSession,
-  startApi,
-  type TestApi,
+  useApi,
   type TestTenant,
 } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
+const api = useApi({ RECORDING_SERVICE_URL: 'ws://127.0.0.1:9/record' });
+const tenant = useTenant(api);
 let node: string;
 
 beforeAll(async () => {
-  api = await startApi({ RECORDING_SERVICE_URL: 'ws://127.0.0.1:9/record' });
-  tenant = await createTenant(api);
   node = await liveNode(api);
 });
-afterAll(() => api.close());
 
 function post(
   session: string,
@@ -265,9 +263,8 @@ describe('rejections', () => {
   });
 
   /** record/start on a fresh api with `env`. */
-  async function recordStartWith(env: Record<string, string>) {
-    const bare = await startApi(env);
-    try {
+  function recordStartWith(env: Record<string, string>) {
+    return withApi(env, async (bare) => {
       const who = await createTenant(bare);
       const prefix = await liveNode(bare);
       const session = await seedSession(bare, who, prefix);
@@ -276,9 +273,7 @@ describe('rejections', () => {
         url: `/api/v1/sessions/${session}/commands/record/start`,
         headers: who.headers,
       });
-    } finally {
-      await bare.close();
-    }
+    });
   }
 
   it('record/start answers 503 in stream mode when no recording service is configured', async () => {

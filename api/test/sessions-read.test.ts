@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTenant,
-  liveNode,
-  seedSession,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant, liveNode, seedSession, useApi } from './helpers.js';
 
 // GET /sessions and GET /sessions/{uuid} on sessions seeded as the media node and dial write
 // them; the media node's own writes (answer, hangup, other nodes) are in
 // media-node/test/node/sessions.test.ts.
 
-let api: TestApi;
-let tenant: TestTenant;
-let other: TestTenant;
+const api = useApi();
+const tenant = useTenant(api);
+const other = useTenant(api);
 let node: string;
 /** The tenant's 30 sessions, newest first: 20 inbound, 10 outbound, some sharing a millisecond. */
 let newestFirst: string[];
@@ -56,9 +49,6 @@ const walk = async (query: string): Promise<{ ids: string[]; pages: number }> =>
 };
 
 beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
-  other = await createTenant(api);
   node = await liveNode(api);
   const seeded: Array<{ id: string; at: number }> = [];
   for (let i = 0; i < 30; i++) {
@@ -83,7 +73,6 @@ beforeAll(async () => {
   newestFirst = seeded.sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1)).map((s) => s.id);
   await seedSession(api, other, node);
 });
-afterAll(() => api.close());
 
 describe('GET /api/v1/sessions', () => {
   it('lists the app’s sessions newest first, 20 by default, with an opaque next_cursor', async () => {
