@@ -4,14 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { startDispatcher, type Dispatcher } from '@voicegw/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatcherEnv } from '../../api/test/dispatcher-helpers.js';
-import {
-  ADMIN_KEY,
-  mobile,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Stack,
-} from '../../media-node/test/node/harness.js';
+import { ADMIN_KEY, mobile } from '../../media-node/test/node/harness.js';
+import { useAudio, useStack } from '../../media-node/test/node/use-stack.js';
 import {
   createWebhookHandler,
   VoiceGateway,
@@ -25,9 +19,7 @@ import {
 // simulator, the webhook dispatcher, all on the test Redis; the app's webhooks arrive at a
 // node:http server running createWebhookHandler, which only passes on verified events.
 
-let stack: Stack;
 let dispatcher: Dispatcher;
-let audio: AudioServer;
 let receiver: Server;
 let admin: VoiceGatewayAdmin;
 let gateway: VoiceGateway;
@@ -38,8 +30,9 @@ const appId = `sdk_${randomBytes(4).toString('hex')}`;
 const apiKey = `key-${randomBytes(12).toString('hex')}`;
 const from = '0721230000';
 
+const stack = useStack();
+const audio = useAudio();
 beforeAll(async () => {
-  [stack, audio] = await Promise.all([startStack(), startAudioServer()]);
   baseUrl = await stack.api.listen({ port: 0, host: '127.0.0.1' });
   dispatcher = await startDispatcher(dispatcherEnv(stack.redisPrefix));
   receiver = createServer((req, res) => {
@@ -58,8 +51,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await dispatcher?.close();
   await new Promise<void>((resolve) => receiver?.close(() => resolve()));
-  await audio?.close();
-  await stack?.close();
 });
 
 /** The first verified webhook of the session matching `match`, once it has arrived. */

@@ -1,40 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  mobile,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Stack,
-  type Tenant,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { answeredCall, type Call } from './calls.js';
+import { useAudio, useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
-let audio: AudioServer;
 const did = '0733330000';
-
-beforeAll(async () => {
-  [stack, audio] = await Promise.all([startStack(), startAudioServer()]);
-  tenant = await stack.tenant({ dids: [did] });
-});
-afterAll(async () => {
-  await stack.close();
-  await audio.close();
-});
-
-interface Call {
-  readonly uuid: string;
-  readonly session: string;
-}
-
-async function answeredCall(): Promise<Call> {
-  const uuid = await stack.control.call(did, mobile());
-  const session = `${stack.node.prefix}-${uuid}`;
-  await stack.events.of(session, 'call.new');
-  await stack.command(tenant, session, 'answer');
-  await stack.events.of(session, 'command.result');
-  return { uuid, session };
-}
 
 const prompt = (ms = 400) => `${audio.base}/tone${ms}ms.wav`;
 
@@ -58,9 +26,13 @@ async function collect(call: Call, uid: string, body: Record<string, unknown>): 
   });
 }
 
+const stack = useStack();
+const tenant = useTenant(stack, { dids: [did] });
+const audio = useAudio();
+
 describe.concurrent('play_and_get_digits', () => {
   it('collects digits up to the terminator, with a dtmf event per key in real time', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'pin', {});
     await stack.control.dtmf(call.uuid, '123#');
     expect(await eventOf(call.session, 'digits.collected', 'pin')).toMatchObject({
@@ -76,7 +48,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('stops at max_digits without a terminator', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'two', { max_digits: 2 });
     await stack.control.dtmf(call.uuid, '45');
     expect(await eventOf(call.session, 'digits.collected', 'two')).toMatchObject({
@@ -87,7 +59,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('accepts * as the terminator when asked to', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'star', { terminators: '*' });
     await stack.control.dtmf(call.uuid, '9*');
     expect(await eventOf(call.session, 'digits.collected', 'star')).toMatchObject({
@@ -98,7 +70,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('no input within the timeout is status timeout', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'quiet', { max_tries: 1, timeout: 1000 });
     expect(await eventOf(call.session, 'digits.collected', 'quiet')).toMatchObject({
       digits: '',
@@ -108,7 +80,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('too few digits on the only try is status invalid, with the partial digits', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'short', { min_digits: 3, max_tries: 1 });
     await stack.control.dtmf(call.uuid, '12#');
     expect(await eventOf(call.session, 'digits.collected', 'short')).toMatchObject({
@@ -119,7 +91,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('a key that is not a terminator does not end the entry: too short at the timeout is invalid', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'badterm', { min_digits: 3, max_digits: 3, max_tries: 1, timeout: 1000 });
     await stack.control.dtmf(call.uuid, '1*');
     expect(await eventOf(call.session, 'digits.collected', 'badterm')).toMatchObject({
@@ -130,7 +102,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('enough digits and then silence is success once the digit timeout passes', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'nohash', { min_digits: 2, max_digits: 6, max_tries: 1, timeout: 1000 });
     await stack.control.dtmf(call.uuid, '42');
     expect(await eventOf(call.session, 'digits.collected', 'nohash')).toMatchObject({
@@ -141,7 +113,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('an invalid try is followed by another, whose valid entry succeeds', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'retry', { min_digits: 3, max_tries: 2, timeout: 3000 });
     await stack.control.dtmf(call.uuid, '12#');
     await waitForDigit(call.session, 3);
@@ -154,7 +126,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('invalid entries on every try are status max_tries', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'tries', { min_digits: 3, max_tries: 2, timeout: 3000 });
     await stack.control.dtmf(call.uuid, '1#');
     await waitForDigit(call.session, 2);
@@ -167,7 +139,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('tries used up after an invalid entry and then silence are status max_tries', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'gaveup', { min_digits: 3, max_tries: 2, timeout: 1000 });
     await stack.control.dtmf(call.uuid, '9#');
     expect(await eventOf(call.session, 'digits.collected', 'gaveup', 8000)).toMatchObject({
@@ -178,7 +150,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('a prompt that cannot be fetched gives playback.file_not_found and success false', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     const bad = `${audio.base}/nope.wav`;
     await stack.command(tenant, call.session, 'play_and_get_digits', {
       command_uid: 'gone',
@@ -194,7 +166,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('keys pressed while nothing collects are dtmf events too', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await stack.control.dtmf(call.uuid, '7');
     expect(await stack.events.of(call.session, 'dtmf')).toMatchObject({ digit: '7' });
   });
