@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LaneEntry } from '../src/webhooks/lanes.js';
 import { ADMIN_KEY, useApi } from './helpers.js';
-import { range, Receiver, sequence, TestGateway } from './dispatcher-helpers.js';
-
-let gateway: TestGateway;
-let receiver: Receiver;
+import { range, sequence, useGateway, useReceiver } from './dispatcher-helpers.js';
 
 // A retry an hour after the first failure: any delivery within the test came from "retry now".
 const HOUR = 3_600_000;
 
+const receiver = useReceiver();
+const gateway = useGateway();
 beforeAll(async () => {
-  gateway = new TestGateway();
-  receiver = await new Receiver().start();
   // Two dispatchers share the shards: the api reaches whichever owns the app only through Redis.
   const env = { WEBHOOK_RETRY_SCHEDULE: '0,1h' };
   await gateway.dispatcher(env);
   await gateway.dispatcher(env);
-});
-afterAll(async () => {
-  await gateway.close();
-  await receiver.close();
 });
 
 const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));

@@ -1,28 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest, useApi } from './helpers.js';
 import {
   range,
-  Receiver,
+  useGateway,
+  useReceiver,
   sequence,
-  TestGateway,
   type DeadLetterList,
 } from './dispatcher-helpers.js';
 
-let gateway: TestGateway;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  gateway = new TestGateway();
-  receiver = await new Receiver().start();
-  await gateway.dispatcher({
+const receiver = useReceiver();
+const gateway = useGateway();
+beforeAll(() =>
+  gateway.dispatcher({
     WEBHOOK_RETRY_SCHEDULE: `0${',100ms'.repeat(30)}`,
     WEBHOOK_DISABLE_AFTER_MS: '500',
-  });
-});
-afterAll(async () => {
-  await gateway.close();
-  await receiver.close();
-});
+  }),
+);
 
 const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
 

@@ -2,28 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest, useApi } from './helpers.js';
 import {
   range,
-  Receiver,
-  sequence,
   TestGateway,
+  useGateway,
+  useReceiver,
+  sequence,
   type DeadLetterList,
 } from './dispatcher-helpers.js';
 
-let gateway: TestGateway;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  gateway = new TestGateway();
-  receiver = await new Receiver().start();
-  await gateway.dispatcher({
+const receiver = useReceiver();
+const gateway = useGateway();
+beforeAll(() =>
+  gateway.dispatcher({
     // Four attempts, the retries 150 ms apart, so a Retry-After stands out.
     WEBHOOK_RETRY_SCHEDULE: '0,150ms,150ms,150ms',
     WEBHOOK_RETRY_AFTER_MAX_MS: '1500',
-  });
-});
-afterAll(async () => {
-  await gateway.close();
-  await receiver.close();
-});
+  }),
+);
 
 const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
 
