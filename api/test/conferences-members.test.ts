@@ -1,15 +1,12 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventArgs } from '@voicegw/shared';
-import { useTenant, json, liveNode, publishedEvents, seedSession, useApi } from './helpers.js';
+import { useTenant, json, useLiveNode, publishedEvents, seedSession, useApi } from './helpers.js';
 
 const api = useApi();
 const tenant = useTenant(api);
-let node: string;
 let counter = 0;
 
-beforeAll(async () => {
-  node = await liveNode(api);
-});
+const node = useLiveNode(api);
 
 interface MemberBody {
   room_id: string;
@@ -40,7 +37,7 @@ const session = (sessionId: string, command: string, body?: unknown) =>
 const join = async (roomId: string, n: number): Promise<string[]> => {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const id = await seedSession(api, tenant, node, {
+    const id = await seedSession(api, tenant, node.prefix, {
       caller_id: `05012345${String(i).padStart(2, '0')}`,
       did: `07312345${String(i).padStart(2, '0')}`,
     });
@@ -119,7 +116,7 @@ describe('GET /conferences/{room_id}/members', () => {
     // Seeded straight into the member set: 1001 joins through the API would take a while.
     const ids = Array.from(
       { length: 1001 },
-      (_, i) => `${node}-${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`,
+      (_, i) => `${node.prefix}-${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`,
     );
     await api.redis.zadd(api.keys.roomMembers(roomId), ...ids.flatMap((id, i) => [i, id]));
     await Promise.all(
@@ -225,7 +222,7 @@ describe('DELETE /conferences/{room_id} with members', () => {
       url: `/api/v1/conferences/${roomId}`,
       headers: tenant.headers,
     });
-    const id = await seedSession(api, tenant, node);
+    const id = await seedSession(api, tenant, node.prefix);
     const res = await session(id, 'conference/join', { room_id: roomId });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ success: false, error: 'Room not found' });
@@ -244,7 +241,7 @@ describe('deleteRoom-6.lua', () => {
         keys.roomMembers(roomId),
         keys.appRoomNames(tenant.appId),
         keys.appRooms(tenant.appId),
-        keys.commandStream(node),
+        keys.commandStream(node.prefix),
         keys.events(),
       ],
       [

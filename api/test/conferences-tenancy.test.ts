@@ -1,15 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { commandsFor, useTenant, json, liveNode, publishedEvents, useApi } from './helpers.js';
+import { commandsFor, useTenant, json, useLiveNode, publishedEvents, useApi } from './helpers.js';
 
 const api = useApi();
 const owner = useTenant(api);
 const intruder = useTenant(api);
-let node: string;
 let roomId: string;
 const NAME = 'owners-private-room';
 
+const node = useLiveNode(api);
 beforeAll(async () => {
-  node = await liveNode(api);
   const res = await api.app.inject({
     method: 'POST',
     url: '/api/v1/conferences',
@@ -63,7 +62,7 @@ describe('conference rooms of another application', () => {
       playback_volume: 0,
       playback_urls: [],
     });
-    expect(await commandsFor(api, node)).toEqual([]);
+    expect(await commandsFor(api, node.prefix)).toEqual([]);
     const events = await publishedEvents(api);
     expect(events.filter((e) => e.app_id === intruder.appId)).toEqual([]);
     expect(events.map((e) => e.event)).toEqual(['conference.created']);

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   commandsFor,
   createTenant,
@@ -6,17 +6,15 @@ import {
   withApi,
   json,
   liveNode,
+  useLiveNode,
   publishedEvents,
   useApi,
 } from './helpers.js';
 
 const api = useApi();
 const tenant = useTenant(api);
-let node: string;
 
-beforeAll(async () => {
-  node = await liveNode(api);
-});
+const node = useLiveNode(api);
 
 const ROOM_ID = /^[a-z0-9]{5}-room-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ROOM = 'abcde-room-00000000-0000-4000-8000-000000000000';
@@ -47,7 +45,7 @@ describe('POST /conferences', () => {
     expect(res.statusCode).toBe(201);
     const { room_id: roomId } = res.json<{ room_id: string }>();
     expect(res.json()).toEqual({ room_id: expect.stringMatching(ROOM_ID) });
-    expect(roomId.startsWith(`${node}-room-`)).toBe(true);
+    expect(roomId.startsWith(`${node.prefix}-room-`)).toBe(true);
 
     const events = await publishedEvents(api);
     expect(
@@ -236,7 +234,7 @@ describe('DELETE /conferences/{room_id}', () => {
     expect(res.json()).toEqual({ room_id: roomId });
 
     expect((await get(`/${roomId}`)).statusCode).toBe(404);
-    const commands = (await commandsFor(api, node)).filter(
+    const commands = (await commandsFor(api, node.prefix)).filter(
       (c) => c.kind === 'room' && c.room_id === roomId,
     );
     expect(commands).toEqual([

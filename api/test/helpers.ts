@@ -156,6 +156,18 @@ export async function liveNode(
   return prefix;
 }
 
+/** A live media node announced for the suite (see liveNode). */
+export interface TestNode {
+  readonly prefix: string;
+}
+
+/** The suite's live media node on `api` (from useApi), announced in `beforeAll`. */
+export function useLiveNode(api: TestApi): TestNode {
+  const node = slot<TestNode>('useLiveNode()');
+  beforeAll(async () => node.set({ prefix: await liveNode(api) }));
+  return node.value;
+}
+
 /** Seeds a live session (as a media node does for an inbound call) and returns its id. */
 export async function seedSession(
   api: TestApi,
