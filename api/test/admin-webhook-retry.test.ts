@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LaneEntry } from '../src/webhooks/lanes.js';
 import { ADMIN_KEY, useApi } from './helpers.js';
 import { range, sequence, useGateway, useReceiver } from './dispatcher-helpers.js';
@@ -7,13 +7,9 @@ import { range, sequence, useGateway, useReceiver } from './dispatcher-helpers.j
 const HOUR = 3_600_000;
 
 const receiver = useReceiver();
-const gateway = useGateway();
-beforeAll(async () => {
-  // Two dispatchers share the shards: the api reaches whichever owns the app only through Redis.
-  const env = { WEBHOOK_RETRY_SCHEDULE: '0,1h' };
-  await gateway.dispatcher(env);
-  await gateway.dispatcher(env);
-});
+// Two dispatchers share the shards: the api reaches whichever owns the app only through Redis.
+const RETRY_IN_AN_HOUR = { WEBHOOK_RETRY_SCHEDULE: '0,1h' };
+const gateway = useGateway(RETRY_IN_AN_HOUR, RETRY_IN_AN_HOUR);
 
 const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
 const unconfigured = useApi(() => ({ REDIS_PREFIX: gateway.prefix, ADMIN_API_KEY: '' }));

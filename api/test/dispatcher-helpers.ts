@@ -229,10 +229,17 @@ export function useReceiver(): Receiver {
   return receiver.value;
 }
 
-/** The suite's gateway (a key prefix of its own); its dispatchers stop in `afterAll`. */
-export function useGateway(): TestGateway {
+/**
+ * The suite's gateway (a key prefix of its own), with a dispatcher started for each environment
+ * given; its dispatchers stop in `afterAll`.
+ */
+export function useGateway(...dispatchers: Record<string, string>[]): TestGateway {
   const gateway = slot<TestGateway>('useGateway()');
-  beforeAll(() => gateway.set(new TestGateway()));
+  beforeAll(async () => {
+    const started = new TestGateway();
+    gateway.set(started);
+    for (const env of dispatchers) await started.dispatcher(env);
+  });
   afterAll(() => gateway.value.close());
   return gateway.value;
 }
