@@ -1,25 +1,15 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADMIN_KEY,
-  createTenant,
-  json,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, useTenant, json, useApi } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
+const api = useApi();
+const tenant = useTenant(api);
 let port: number;
 
 beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
   const url = new URL(await api.app.listen({ port: 0, host: '127.0.0.1' }));
   port = Number(url.port);
 });
-afterAll(() => api.close());
 
 const admin = { 'x-admin-api-key': ADMIN_KEY };
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,14 +9,8 @@ import { startDispatcher, type Dispatcher } from '@voicegw/api';
 import { readWavLayout } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatcherEnv } from '../../api/test/dispatcher-helpers.js';
-import {
-  ADMIN_KEY,
-  mobile,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Stack,
-} from '../../media-node/test/node/harness.js';
+import { ADMIN_KEY, mobile } from '../../media-node/test/node/harness.js';
+import { useAudio, useStack } from '../../media-node/test/node/use-stack.js';
 import {
   createWebhookHandler,
   VoiceGateway,
@@ -31,31 +26,26 @@ import {
 // on the test Redis; the app's webhooks arrive at a node:http server running
 // createWebhookHandler, which only passes on verified events.
 
-let stack: Stack;
 let dispatcher: Dispatcher;
-let audio: AudioServer;
 let receiver: Server;
 let admin: VoiceGatewayAdmin;
 let gateway: VoiceGateway;
 let secret = '';
 let baseUrl = '';
-let recordings = '';
 const received: WebhookEvent[] = [];
 const appId = `sdk_${randomBytes(4).toString('hex')}`;
 const apiKey = `key-${randomBytes(12).toString('hex')}`;
 const from = '0721230000';
 
+const recordings = mkdtempSync(join(tmpdir(), 'voicegw-sdk-recordings-'));
+const recordingEnv = { RECORDING_MODE: 'file', RECORDINGS_DIR: recordings };
+const stack = useStack({
+  // recording_url names the public address; the SDK fetches its path from its own baseUrl.
+  apiEnv: { ...recordingEnv, PUBLIC_BASE_URL: 'https://voicegw.example' },
+  nodeEnv: recordingEnv,
+});
+const audio = useAudio();
 beforeAll(async () => {
-  recordings = await mkdtemp(join(tmpdir(), 'voicegw-sdk-recordings-'));
-  const recordingEnv = { RECORDING_MODE: 'file', RECORDINGS_DIR: recordings };
-  [stack, audio] = await Promise.all([
-    startStack({
-      // recording_url names the public address; the SDK fetches its path from its own baseUrl.
-      apiEnv: { ...recordingEnv, PUBLIC_BASE_URL: 'https://voicegw.example' },
-      nodeEnv: recordingEnv,
-    }),
-    startAudioServer(),
-  ]);
   baseUrl = await stack.api.listen({ port: 0, host: '127.0.0.1' });
   // A failed delivery waits an hour for its next attempt: only webhooks.retry brings it sooner.
   dispatcher = await startDispatcher(
@@ -77,9 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await dispatcher?.close();
   await new Promise<void>((resolve) => receiver?.close(() => resolve()));
-  await audio?.close();
-  await stack?.close();
-  if (recordings) await rm(recordings, { recursive: true, force: true });
+  await rm(recordings, { recursive: true, force: true });
 });
 
 /** The first verified webhook of the session matching `match`, once it has arrived. */

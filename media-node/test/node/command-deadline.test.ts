@@ -1,28 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COMMAND_EXPIRED } from '../../src/stream/command-failure.js';
-import {
-  mobile,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Stack,
-  type Tenant,
-} from './harness.js';
+import { mobile } from './harness.js';
+import { useAudio, useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
-let audio: AudioServer;
 const did = '0735557777';
 
-beforeAll(async () => {
-  stack = await startStack();
-  tenant = await stack.tenant({ dids: [did] });
-  audio = await startAudioServer();
-});
-afterAll(async () => {
-  await audio.close();
-  await stack.close();
-});
+const stack = useStack();
+const tenant = useTenant(stack, { dids: [did] });
+const audio = useAudio();
 
 describe('the command deadline', () => {
   it('a command read after its deadline is answered expired and not executed', async () => {
