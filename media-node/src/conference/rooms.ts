@@ -68,7 +68,12 @@ export class Rooms {
   async expire(message: RoomCommandMessage): Promise<void> {
     if (message.command !== 'play') return;
     const { keys, scripts } = this.node;
-    await scripts.run('roomPlaybackDone', [keys.room(message.room_id)], [message.operation_id]);
+    await scripts.run(
+      lua.roomPlaybackDone(
+        { room: keys.room(message.room_id) },
+        { operationId: message.operation_id },
+      ),
+    );
   }
 
   private room(message: RoomCommandMessage): Room {
