@@ -136,12 +136,13 @@ beforeAll(async () => {
     DISPATCHER_HOST: '127.0.0.1',
     SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
   });
+  // Six processes starting at once under tsx: slow on a loaded machine (the full suite's).
   await Promise.all(
     [ports.mediaA, ports.mediaB, ports.api, ports.dispatcher].map((port) =>
-      healthy(`http://127.0.0.1:${port}/health`, 45_000),
+      healthy(`http://127.0.0.1:${port}/health`, 90_000),
     ),
   );
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   frozen?.kill('SIGCONT');
