@@ -94,6 +94,22 @@ describe('errors raised before any route runs have the contract shape', () => {
   );
 });
 
+describe('a body that does not match its Content-Length', () => {
+  it('answers 400 saying so, in the shape (not 415)', async () => {
+    const expected = {
+      status: 400,
+      body: { success: false, error: 'Request body length does not match Content-Length' },
+    };
+    const injected = await api.app.inject({
+      method: 'POST',
+      url: '/admin/apps/app_len',
+      headers: { ...admin, ...json, 'content-length': '50' },
+      payload: '{"api_key":"k"}',
+    });
+    expect({ status: injected.statusCode, body: injected.json() }).toEqual(expected);
+  });
+});
+
 describe('JSON nesting is bounded', () => {
   const dial = (depth: number) =>
     api.app.inject({

@@ -6,7 +6,7 @@ import { mapHangupCause } from '../session/causes.js';
 import { Channel } from '../session/channel.js';
 import { watchSession } from '../session/lifecycle.js';
 import { Session } from '../session/session.js';
-import { endSession } from '../session/teardown.js';
+import { endSession, recordHangup } from '../session/teardown.js';
 
 /**
  * dial: `bgapi originate {origination_uuid=<uuid of the session id>,...}<dial string> &park()`.
@@ -70,6 +70,27 @@ export async function dial(node: NodeContext, message: DialCommandMessage): Prom
       session.log.warn({ err }, 'originate not accepted');
       await endSession(session, 'failed', 0);
     }
+  });
+}
+
+/**
+ * A dial read after its deadline places no call: its session ends as a dial that failed does,
+ * with one call.hangup (failed, duration 0) and no session.dialing.
+ */
+export async function answerExpiredDial(
+  node: NodeContext,
+  message: DialCommandMessage,
+): Promise<void> {
+  if (parseSessionId(message.session_id)?.prefix !== node.prefix) return;
+  if (node.sessions.get(message.session_id)) return; // already running (claimed twice)
+  await recordHangup(node, {
+    sessionId: message.session_id,
+    appId: message.app_id,
+    direction: 'outbound',
+    metadata: message.args.metadata,
+    cause: 'failed',
+    durationSeconds: 0,
+    reason: 'hangup',
   });
 }
 

@@ -61,6 +61,21 @@ export class Rooms {
     }
   }
 
+  /**
+   * A room control read after its deadline is not run. A play's room says `playing` since the
+   * api accepted it: it says `stopped` again, as after a play of which nothing could be played.
+   */
+  async expire(message: RoomCommandMessage): Promise<void> {
+    if (message.command !== 'play') return;
+    const { keys, scripts } = this.node;
+    await scripts.run(
+      lua.roomPlaybackDone(
+        { room: keys.room(message.room_id) },
+        { operationId: message.operation_id },
+      ),
+    );
+  }
+
   private room(message: RoomCommandMessage): Room {
     let room = this.rooms.get(message.room_id);
     if (!room) {

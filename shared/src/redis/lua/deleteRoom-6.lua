@@ -35,6 +35,11 @@ for _, id in ipairs(members) do
   if not sessionKeys[id] then return {ScriptCode.ROOM_MEMBERS_CHANGED} end
 end
 
+-- Redis does not roll a script back on error: the XADDs, the only writes that can fail (a stream
+-- key of the wrong type), go before the deletion, so a failed delete leaves the room whole.
+redis.call('XADD', KEYS[6], '*', ARGV[4], ARGV[5], ARGV[6], ARGV[7])
+redis.call('XADD', KEYS[5], '*', 'c', ARGV[3])
+
 for _, id in ipairs(members) do
   local key = sessionKeys[id]
   if redis.call('HGET', key, 'conf_room') == ARGV[2] then
@@ -45,6 +50,4 @@ end
 redis.call('DEL', KEYS[1], KEYS[2])
 if owner[2] and redis.call('HGET', KEYS[3], owner[2]) == ARGV[2] then redis.call('HDEL', KEYS[3], owner[2]) end
 redis.call('ZREM', KEYS[4], ARGV[2])
-redis.call('XADD', KEYS[5], '*', 'c', ARGV[3])
-redis.call('XADD', KEYS[6], '*', ARGV[4], ARGV[5], ARGV[6], ARGV[7])
 return {0}

@@ -38,6 +38,11 @@ if room[1] ~= ARGV[1] then return {ScriptCode.ROOM_OF_ANOTHER_APP} end
 
 if not redis.call('SET', KEYS[4], '1', 'PX', tonumber(ARGV[7]), 'NX') then return {ScriptCode.COOLDOWN} end
 
+-- Redis does not roll a script back on error: the XADDs, the only writes that can fail (a stream
+-- key of the wrong type), go before the state change, so a failed control changes nothing.
+redis.call('XADD', KEYS[6], '*', ARGV[11], ARGV[12], ARGV[13], ARGV[14])
+redis.call('XADD', KEYS[5], '*', 'c', ARGV[8])
+
 local control = ARGV[6]
 local status = room[2] or 'stopped'
 if control == 'play' then
@@ -55,7 +60,4 @@ elseif control == 'stop' then
 elseif control == 'volume' then
   redis.call('HSET', KEYS[3], 'playback_volume', ARGV[10])
 end
-
-redis.call('XADD', KEYS[5], '*', 'c', ARGV[8])
-redis.call('XADD', KEYS[6], '*', ARGV[11], ARGV[12], ARGV[13], ARGV[14])
 return {0, status}
