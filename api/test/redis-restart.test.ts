@@ -16,6 +16,8 @@ import { freePorts, GatewayProcess, healthy } from './process-helpers.js';
 const ADMIN = 'redis-restart-admin-key-0123456789';
 const did = '0739990000';
 const CALLS = 8;
+/** EVENT_LEASE_TTL_MS below is 1500. */
+const PAST_THE_LEASES_MS = 1500;
 
 let redis: SpawnedRedis;
 let redisDir: string;
@@ -168,10 +170,14 @@ describe('a Redis restart under command load', () => {
     const acceptedAfter = (count: number) =>
       expect.poll(() => accepted.length, { timeout: 15_000 }).toBeGreaterThan(count);
     // Redis stays away until the api has refused commands for a while: long enough that the
-    // media node's writes in flight fail too (ioredis gives up on them after one reconnect).
+    // media node's writes in flight fail too (ioredis gives up on them after one reconnect),
+    // and then past the dispatcher's leases (EVENT_LEASE_TTL_MS), so that the router and the
+    // shards must be taken again: a router stuck on a connection ioredis never reconnected
+    // once lost every later event.
     const outage = async (): Promise<void> => {
       const from = refused;
       await expect.poll(() => refused, { timeout: 15_000 }).toBeGreaterThan(from + 3 * CALLS);
+      await new Promise((resolve) => setTimeout(resolve, PAST_THE_LEASES_MS));
       await startRedis();
     };
 

@@ -60,20 +60,70 @@ export class CommandConsumer {
   /** A claim round stopped at the concurrency limit: claim again when a command finishes. */
   private claimLeft = false;
   private claiming: Promise<void> | undefined;
+  /** Entries executed whose XACK failed: taken again from our pending list, they are acked. */
+  private readonly executed = new Set<string>();
+  private recovering: Promise<void> | undefined;
 
   constructor(private readonly o: ConsumerOptions) {}
 
   async start(): Promise<void> {
     await this.ensureGroup();
     await this.maintain();
+    this.o.blocking.on('ready', this.onReconnected);
     this.loop = this.run();
     this.claimTimer = setInterval(() => void this.maintain(), this.o.claimIntervalMs);
+  }
+
+  /**
+   * An XREADGROUP that Redis served while the connection was dropping has made its entries
+   * ours (they are in our pending list, in the AOF too) while its reply never arrived, and
+   * ioredis resends the read with `>` after the reconnect, past them: without this they waited
+   * for a claim after `claimIdleMs`, then expired. So after every reconnect our own pending
+   * entries are read again (ID 0) and what is neither running, queued nor done is run.
+   */
+  private readonly onReconnected = (): void => {
+    if (this.stopped) return;
+    this.recovering ??= this.recoverOwnPending()
+      .catch((err: unknown) => this.o.log.warn({ err }, 'reading our pending commands failed'))
+      .finally(() => (this.recovering = undefined));
+  };
+
+  private async recoverOwnPending(): Promise<void> {
+    let after = '0';
+    for (;;) {
+      const reply = (await this.o.redis.xreadgroup(
+        'GROUP',
+        this.o.group,
+        this.o.consumer,
+        'COUNT',
+        100,
+        'STREAMS',
+        this.o.stream,
+        after,
+      )) as [string, Entry[]][] | null;
+      const entries = reply?.[0]?.[1] ?? [];
+      if (entries.length === 0) return;
+      for (const entry of entries) {
+        const [id, fields] = entry;
+        after = id;
+        if (this.inflight.has(id) || this.queued.has(id)) continue;
+        if (this.executed.has(id) || !fields) {
+          // Done already (or trimmed away): only its acknowledgement was missing.
+          this.executed.delete(id);
+          void this.ack(id);
+          continue;
+        }
+        this.o.log.warn({ id }, 'a command read as the connection dropped is run now');
+        this.dispatch(entry);
+      }
+    }
   }
 
   /** Stops reading, waits for the commands in execution, then returns. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.claimTimer);
+    this.o.blocking.off('ready', this.onReconnected);
     this.wake?.();
     this.o.blocking.disconnect();
     await this.loop;
@@ -184,8 +234,12 @@ export class CommandConsumer {
 
   private async ack(id: string): Promise<void> {
     const { redis, stream, group, retry = writeOnce } = this.o;
-    await retry('XACK', () => redis.xack(stream, group, id)).catch((err: unknown) =>
-      this.o.log.warn({ err, id }, 'XACK failed'),
+    await retry('XACK', () => redis.xack(stream, group, id)).then(
+      () => this.executed.delete(id),
+      (err: unknown) => {
+        this.executed.add(id);
+        this.o.log.warn({ err, id }, 'XACK failed');
+      },
     );
   }
 
@@ -226,6 +280,10 @@ export class CommandConsumer {
       )) as [string, Entry[], string[]?];
       for (const entry of entries) {
         if (!entry?.[1] || this.inflight.has(entry[0])) continue;
+        if (this.executed.delete(entry[0])) {
+          void this.ack(entry[0]);
+          continue;
+        }
         this.o.log.info({ id: entry[0] }, 'claimed a command a dead consumer left pending');
         this.dispatch(entry);
       }

@@ -48,6 +48,8 @@ async function leftByDeadConsumer(messages: CommandMessage[]): Promise<string> {
   return stream;
 }
 
+const blockingName = (stream: string): string => `blocking-${stream.slice(-8)}`;
+
 interface Recorder {
   readonly executed: string[];
   readonly expired: string[];
@@ -58,19 +60,20 @@ async function consume(
   stream: string,
   concurrency: number,
   deadlineMs = 60_000,
+  claimIdleMs = 1,
 ): Promise<Recorder> {
   const seen: Recorder = { executed: [], expired: [], maxRunning: 0 };
   let running = 0;
   consumer = new CommandConsumer({
     redis,
-    blocking: new Redis(inject('redisUrl')),
+    blocking: new Redis(inject('redisUrl'), { connectionName: blockingName(stream) }),
     stream,
     group: GROUP,
     consumer: 'live',
     blockMs: 50,
     batch: 100,
     concurrency,
-    claimIdleMs: 1,
+    claimIdleMs,
     claimIntervalMs: 50,
     deadlineMs,
     log: createLogger({ name: 'consumer-test', level: 'silent' }),
@@ -78,7 +81,8 @@ async function consume(
       running++;
       seen.maxRunning = Math.max(seen.maxRunning, running);
       // Work that takes a while, so that what runs at once is what was dispatched at once.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      const slow = message.kind === 'session' && message.command_uid === 'slow';
+      await new Promise((resolve) => setTimeout(resolve, slow ? 300 : 20));
       running--;
       if (message.kind === 'session') seen.executed.push(message.command_uid);
     },
@@ -113,5 +117,27 @@ describe('the command consumer', () => {
     await expect.poll(() => seen.executed.length + seen.expired.length).toBe(3);
     expect(seen.executed).toEqual(['fresh']);
     expect([...seen.expired].sort()).toEqual(['stale', 'unread-stale']);
+  });
+
+  it('runs what a read whose reply the dropped connection lost made ours, without waiting for a claim', async () => {
+    const stream = `consumer-test:${randomUUID()}`;
+    streams.push(stream);
+    await redis.xgroup('CREATE', stream, GROUP, '0', 'MKSTREAM');
+    // One slot, taken by a slow command, so the consumer reads nothing more meanwhile; claims
+    // would take an hour: only reading our own pending entries again can find the next one.
+    const seen = await consume(stream, 1, 60_000, 3_600_000);
+    await redis.xadd(stream, '*', COMMAND_FIELD, encodeCommand(command('slow')));
+    await expect.poll(() => seen.maxRunning).toBe(1);
+    await redis.xadd(stream, '*', COMMAND_FIELD, encodeCommand(command('lost-reply')));
+    // Redis served a read to our consumer (the entry is ours now) whose reply never arrived...
+    const served = await redis.xreadgroup('GROUP', GROUP, 'live', 'STREAMS', stream, '>');
+    expect(served).not.toBeNull();
+    // ...as its connection dropped; ioredis reconnects and reads on with `>`, past the entry.
+    const clients = String(await redis.client('LIST'));
+    const id = new RegExp(`id=(\\d+) [^\\n]*name=${blockingName(stream)} `).exec(clients)?.[1];
+    expect(id).toBeDefined();
+    await redis.client('KILL', 'ID', id ?? '');
+    await expect.poll(() => seen.executed, { timeout: 5000 }).toEqual(['slow', 'lost-reply']);
+    await expect.poll(async () => Number((await redis.xpending(stream, GROUP))[0])).toBe(0);
   });
 });

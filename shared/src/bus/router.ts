@@ -39,9 +39,31 @@ export interface RouterOptions {
 type Entry = [id: string, fields: string[]];
 
 const TRIM_INTERVAL_MS = 1000;
+/** How often a router waiting on Redis checks that its lease still holds. */
+const LEASE_CHECK_MS = 250;
 
 /** The cursor moved under us: another router holds the lease now. */
 class RouterDisplaced extends Error {}
+
+/** The router's lease ran out while it waited on Redis. */
+class LeaseLost extends Error {}
+
+/**
+ * Rejects once `lease` is no longer valid, checked every `everyMs`; `cancel` stops checking.
+ * What the router awaits races with it: an ioredis client disconnected while it waits to
+ * reconnect (as the lease's loss does) never settles the commands it holds, so a router waiting
+ * on one would keep its stale lease object, and no new router would start, for good.
+ */
+function whenLost(lease: Lease, everyMs: number): { lost: Promise<never>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const lost = new Promise<never>((_resolve, reject) => {
+    timer = setInterval(() => {
+      if (!lease.valid()) reject(new LeaseLost());
+    }, everyMs);
+  });
+  lost.catch(() => undefined);
+  return { lost, cancel: () => clearInterval(timer) };
+}
 
 /**
  * Moves events from the ingest stream onto the bus, in stream order, under a lease so that one
@@ -99,24 +121,49 @@ export class IngestRouter {
   }
 
   private async run(lease: Lease, connection: Redis): Promise<void> {
+    const { log } = this.o;
+    const { lost, cancel } = whenLost(lease, LEASE_CHECK_MS);
+    try {
+      this.cursor = await Promise.race([this.readCursor(connection), lost]);
+      await this.forward(lease, connection, lost);
+    } catch (err) {
+      if (!(err instanceof LeaseLost)) throw err;
+      log.warn(
+        'the router lease ran out while waiting on Redis; routing stops until it is taken again',
+      );
+    } finally {
+      cancel();
+    }
+  }
+
+  private async readCursor(connection: Redis): Promise<string> {
+    return (await connection.get(this.o.keys.eventRouterCursor()).catch(() => null)) ?? '0-0';
+  }
+
+  private async forward(lease: Lease, connection: Redis, lost: Promise<never>): Promise<void> {
     const { keys, log } = this.o;
-    this.cursor = (await connection.get(keys.eventRouterCursor()).catch(() => null)) ?? '0-0';
     let failures = 0;
     while (!this.stopped && lease.valid()) {
       try {
-        const reply = await connection.xread(
-          'COUNT',
-          this.o.batch ?? 500,
-          'BLOCK',
-          this.o.blockMs ?? 500,
-          'STREAMS',
-          keys.events(),
-          this.cursor,
-        );
+        const reply = await Promise.race([
+          connection.xread(
+            'COUNT',
+            this.o.batch ?? 500,
+            'BLOCK',
+            this.o.blockMs ?? 500,
+            'STREAMS',
+            keys.events(),
+            this.cursor,
+          ),
+          lost,
+        ]);
         const entries = (reply?.[0]?.[1] ?? []) as Entry[];
-        if (entries.length > 0 && lease.valid()) await this.route(connection, entries);
+        if (entries.length > 0 && lease.valid()) {
+          await Promise.race([this.route(connection, entries), lost]);
+        }
         failures = 0;
       } catch (err) {
+        if (err instanceof LeaseLost) throw err;
         if (this.stopped || !lease.valid()) return;
         if (err instanceof RouterDisplaced) {
           log.warn('another router moved the cursor; giving the lease up');
