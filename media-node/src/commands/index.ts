@@ -1,4 +1,5 @@
 import {
+  failedResult,
   hopTrace,
   type CommandMessage,
   type SessionCommandMessage,
@@ -6,7 +7,6 @@ import {
 } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import { executeMemberCommand } from '../conference/member-message.js';
-import { failedResult } from '../stream/command-failure.js';
 import { answer } from './answer.js';
 import { conferenceJoin } from './conference-join.js';
 import { conferenceLeave } from './conference-leave.js';

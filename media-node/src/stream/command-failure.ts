@@ -1,14 +1,8 @@
-import {
-  resultCommandName,
-  type CommandMessage,
-  type EventPayload,
-  type SessionCommandMessage,
-} from '@voicegw/shared';
+import { failedResult, type CommandMessage, type SessionCommandMessage } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 
-/** command.result errors of commands that never ran (clients may match on them). */
+/** command.result error of a command that never ran (clients may match on it). */
 export const COMMAND_EXPIRED = 'Command expired: it was not started before its deadline';
-export const NODE_LOST = 'Media node lost: the command could not run';
 
 /**
  * Whether a command is past its deadline, `deadlineMs` after the api accepted it (`issued_at`),
@@ -22,22 +16,6 @@ export function isExpired(
   now = Date.now(),
 ): message is SessionCommandMessage {
   return message.kind === 'session' && now > message.issued_at + deadlineMs;
-}
-
-/** The command.result (success false) of a session command that could not run. */
-export function failedResult(
-  message: SessionCommandMessage,
-  error: string,
-): EventPayload<'command.result'> {
-  return {
-    event: 'command.result',
-    session_uuid: message.session_id,
-    operation_id: message.operation_id,
-    command: resultCommandName(message.command),
-    command_uid: message.command_uid,
-    success: false,
-    error,
-  };
 }
 
 /** Answers an expired command of this node's stream, with its session's metadata if it is here. */

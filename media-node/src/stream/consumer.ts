@@ -1,7 +1,9 @@
 import {
   COMMAND_FIELD,
+  compareStreamIds,
   decodeCommand,
   isRedisUnavailable,
+  toRecord,
   writeOnce,
   type CommandMessage,
   type Logger,
@@ -10,7 +12,6 @@ import {
 } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import { isExpired } from './command-failure.js';
-import { compareStreamIds, toRecord } from './ids.js';
 
 export interface ConsumerOptions {
   /** Command connection (XACK, XAUTOCLAIM, XTRIM...). */
@@ -36,9 +37,6 @@ export interface ConsumerOptions {
 }
 
 type Entry = [id: string, fields: string[]];
-
-/** The consumer group of every media node's command stream. */
-export const COMMAND_GROUP = 'media-node';
 
 /**
  * The node's command stream consumer: XREADGROUP on its own blocking connection, each entry

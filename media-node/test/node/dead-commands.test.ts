@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { COMMAND_FIELD, LuaScripts, RedisKeys } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { COMMAND_GROUP } from '../../src/stream/consumer.js';
+import { COMMAND_GROUP } from '@voicegw/shared';
 
 const keys = new RedisKeys(`dead-${randomUUID().slice(0, 8)}`);
 const connections = [new Redis(inject('redisUrl')), new Redis(inject('redisUrl'))] as const;

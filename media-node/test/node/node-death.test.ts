@@ -6,7 +6,7 @@ import { startDispatcher, type Dispatcher } from '@voicegw/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatcherEnv, Receiver } from '../../../api/test/dispatcher-helpers.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
-import { NODE_LOST } from '../../src/stream/command-failure.js';
+import { NODE_LOST } from '@voicegw/shared';
 import {
   mobile,
   SimControl,
