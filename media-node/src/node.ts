@@ -177,8 +177,8 @@ export async function startMediaNode(
     claimIntervalMs: config.COMMAND_CLAIM_INTERVAL_MS,
     deadlineMs: config.COMMAND_DEADLINE_MS,
     log,
-    execute: (message) => executeCommand(node, message),
-    expire: (message) => answerExpired(node, message),
+    execute: (message, entryId) => executeCommand(node, message, entryId),
+    expire: (message, entryId) => answerExpired(node, message, entryId),
     retry,
   });
 

@@ -1,4 +1,5 @@
 import { failedResult, type CommandMessage, type SessionCommandMessage } from '@voicegw/shared';
+import { publishResult } from '../commands/result.js';
 import type { NodeContext } from '../context.js';
 
 /** command.result error of a command that never ran (clients may match on it). */
@@ -22,6 +23,7 @@ export function isExpired(
 export async function answerExpired(
   node: NodeContext,
   message: SessionCommandMessage,
+  entryId: string,
 ): Promise<void> {
   node.metrics.commands.inc({ command: message.command, outcome: 'expired' });
   node.log.warn(
@@ -29,5 +31,11 @@ export async function answerExpired(
     'command expired before it was read: answered, not executed',
   );
   const metadata = node.sessions.get(message.session_id)?.metadata;
-  await node.events.publish(message.app_id, failedResult(message, COMMAND_EXPIRED), metadata);
+  await publishResult(
+    node,
+    entryId,
+    message.app_id,
+    failedResult(message, COMMAND_EXPIRED),
+    metadata,
+  );
 }

@@ -29,9 +29,10 @@ export interface ConsumerOptions {
   /** A session command read this long after its `issued_at` is expired, not executed. */
   readonly deadlineMs: number;
   readonly log: Logger;
-  readonly execute: (message: CommandMessage) => Promise<void>;
+  /** `entryId`: the command's stream entry (its result is published only while it is pending). */
+  readonly execute: (message: CommandMessage, entryId: string) => Promise<void>;
   /** Answers a command past its deadline (command.result, success false). */
-  readonly expire: (message: SessionCommandMessage) => Promise<void>;
+  readonly expire: (message: SessionCommandMessage, entryId: string) => Promise<void>;
   /** How hard an XACK tries (the node's waits through a Redis outage); once by default. */
   readonly retry?: UntilWritten;
 }
@@ -156,8 +157,8 @@ export class CommandConsumer {
       return;
     }
     const run = isExpired(message, this.o.deadlineMs)
-      ? this.o.expire(message)
-      : this.o.execute(message);
+      ? this.o.expire(message, id)
+      : this.o.execute(message, id);
     const done = run
       .then(
         () => this.ack(id),

@@ -1,10 +1,9 @@
 // failDeadCommands-3.lua on a real Redis: exactly once without the sweeper lock, and hands off
 // while the node beats.
 import { randomUUID } from 'node:crypto';
-import { COMMAND_FIELD, LuaScripts, RedisKeys } from '@voicegw/shared';
+import { COMMAND_FIELD, COMMAND_GROUP, LuaScripts, RedisKeys } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { COMMAND_GROUP } from '@voicegw/shared';
 
 const keys = new RedisKeys(`dead-${randomUUID().slice(0, 8)}`);
 const connections = [new Redis(inject('redisUrl')), new Redis(inject('redisUrl'))] as const;

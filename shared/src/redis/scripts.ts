@@ -29,6 +29,7 @@ export type ScriptName =
   | 'releaseDid'
   | 'endSession'
   | 'failDeadCommands'
+  | 'answerCommand'
   | 'updateSession'
   | 'conferenceMember'
   | 'roomPlaybackDone'
