@@ -67,3 +67,31 @@ describe('failDeadCommands-3.lua', () => {
     expect(Number((await redis.xpending(keys.commandStream(prefix), COMMAND_GROUP))[0])).toBe(1);
   });
 });
+
+/** The node's own command.result for one entry (answerCommand-2.lua): 1 published, 0 not. */
+function nodeResult(prefix: string, id: string): Promise<unknown> {
+  return new LuaScripts(redis).run(
+    'answerCommand',
+    [keys.commandStream(prefix), keys.events()],
+    [COMMAND_GROUP, id, 'app', 'app_a', 'e', JSON.stringify({ id, late: true })],
+  );
+}
+
+describe('answerCommand-2.lua', () => {
+  it('publishes the node’s result and acknowledges the entry while it is pending', async () => {
+    const prefix = 'liveC';
+    const [id = ''] = await deadNodeStream(prefix, 1, 1);
+    expect(await nodeResult(prefix, id)).toBe(1);
+    expect(Number((await redis.xpending(keys.commandStream(prefix), COMMAND_GROUP))[0])).toBe(0);
+  });
+
+  it('publishes no late result for a command a sweeper answered as lost', async () => {
+    // The node was cut off from Redis past its heartbeat's TTL, still running the command.
+    const prefix = 'lateD';
+    const ids = await deadNodeStream(prefix, 1, 1);
+    expect(await answer(redis, prefix, ids)).toBe(2);
+    const before = await redis.xlen(keys.events());
+    expect(await nodeResult(prefix, ids[0] ?? '')).toBe(0);
+    expect(await redis.xlen(keys.events())).toBe(before);
+  });
+});
