@@ -37,6 +37,20 @@ export default tseslint.config(
       ],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       'import-x/no-cycle': 'error',
+      // The api's domain is what the routes and plugins are built on: it imports neither.
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: './api/src/domain',
+              from: ['./api/src/routes', './api/src/plugins'],
+              message: 'The domain cannot depend on routes or plugins: move what both need here.',
+            },
+          ],
+        },
+      ],
       // A promise nobody awaits must not be able to reject unhandled (Node then ends the process):
       // `void p.finally(f)` and `void p.then(f)` rethrow p's rejection, and `void session.serial()`
       // drops it. Use background(p, log, what) from @voicegw/shared, or session.enqueue(task).
@@ -68,6 +82,8 @@ export default tseslint.config(
               group: [
                 '@voicegw/*/*',
                 '!@voicegw/shared/bus',
+                '!@voicegw/shared/launcher',
+                '!@voicegw/media-node/sim',
                 '**/shared/src/**',
                 '**/api/src/**',
                 '**/media-node/src/**',

@@ -1,28 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startApi, type TestApi } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { adminRequest, ADMIN_KEY, useApi } from './helpers.js';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 const newAppId = () => `app_${randomBytes(4).toString('hex')}`;
 
-function admin(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, raw?: string) {
-  const payload = raw ?? (body === undefined ? undefined : JSON.stringify(body));
-  return api.app.inject({
-    method,
-    url,
-    headers: {
-      'x-admin-api-key': ADMIN_KEY,
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(payload === undefined ? {} : { payload }),
-  });
-}
+const admin = (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, raw?: string) =>
+  adminRequest(api, method, url, body, raw);
 
 const rejection = (status: number, error: string) => ({ status, body: { success: false, error } });
 

@@ -1,21 +1,13 @@
 import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startApi, type TestApi } from './helpers.js';
-
-let api: TestApi;
-let unconfigured: TestApi;
+import { describe, expect, it } from 'vitest';
+import { ADMIN_KEY, useApi, withApi, type TestApi } from './helpers.js';
 
 // These tests walk every admin route with bad keys from one client address; the unauthenticated
 // window is widened so that they see the 401s (the last test checks the window itself).
 const WIDE = { RATE_LIMIT_UNAUTHENTICATED_PER_SECOND: '100000' };
 
-beforeAll(async () => {
-  [api, unconfigured] = await Promise.all([
-    startApi(WIDE),
-    startApi({ ...WIDE, ADMIN_API_KEY: '' }),
-  ]);
-});
-afterAll(() => Promise.all([api.close(), unconfigured.close()]));
+const api = useApi(WIDE);
+const unconfigured = useApi({ ...WIDE, ADMIN_API_KEY: '' });
 
 type Method = NonNullable<InjectOptions['method']>;
 
@@ -147,8 +139,7 @@ describe('admin authentication', () => {
   });
 
   it('failed admin keys count against the unauthenticated window (10/s): a burst gets 429', async () => {
-    const strict = await startApi();
-    try {
+    await withApi({}, async (strict) => {
       // 25 quick attempts span at most two 1 s windows, so at most 20 can be answered 401.
       const replies = [];
       for (let i = 0; i < 25; i++) {
@@ -164,8 +155,6 @@ describe('admin authentication', () => {
       expect(limited.length).toBeGreaterThanOrEqual(5);
       expect(limited[0]?.json()).toEqual({ success: false, error: 'Rate limit exceeded' });
       expect(Number(limited[0]?.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    } finally {
-      await strict.close();
-    }
+    });
   });
 });

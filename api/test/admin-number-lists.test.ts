@@ -1,27 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startApi, type TestApi } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { adminRequest, ADMIN_KEY, useApi } from './helpers.js';
 
-let api: TestApi;
-
-beforeAll(async () => {
-  api = await startApi();
-});
-afterAll(() => api.close());
+const api = useApi();
 
 type Method = 'GET' | 'PUT' | 'DELETE';
 
-function admin(method: Method, url: string, payload?: string) {
-  return api.app.inject({
-    method,
-    url,
-    headers: {
-      'x-admin-api-key': ADMIN_KEY,
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(payload === undefined ? {} : { payload }),
-  });
-}
+const admin = (method: Method, url: string, payload?: string) =>
+  adminRequest(api, method, url, undefined, payload);
 
 async function newApp(): Promise<string> {
   const appId = `app_${randomBytes(4).toString('hex')}`;

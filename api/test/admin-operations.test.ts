@@ -1,24 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sessionId } from '@voicegw/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sanitizeErrorMessage } from '../src/plugins/recent-errors.js';
-import {
-  ADMIN_KEY,
-  createTenant,
-  liveNode,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { ADMIN_KEY, useTenant, liveNode, useApi } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
-
-beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
-});
-afterAll(() => api.close());
+const api = useApi();
+const tenant = useTenant(api);
 
 const get = (url: string, headers: Record<string, string> = { 'x-admin-api-key': ADMIN_KEY }) =>
   api.app.inject({ method: 'GET', url, headers });

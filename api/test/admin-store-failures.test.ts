@@ -1,38 +1,28 @@
 import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startApi, type TestApi } from './helpers.js';
+import { adminRequest, useApi, type TestApi } from './helpers.js';
 
 const UNAVAILABLE = { success: false, error: 'Configuration store unavailable' };
 const FAILED = { success: false, error: 'Failed to access the configuration store' };
 
 function admin(api: TestApi, method: NonNullable<InjectOptions['method']>, url: string) {
   const payload = method === 'PUT' ? '["0501234567"]' : method === 'POST' ? '{}' : undefined;
-  return api.app.inject({
-    method,
-    url,
-    headers: {
-      'x-admin-api-key': ADMIN_KEY,
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(payload === undefined ? {} : { payload }),
-  });
+  return adminRequest(api, method, url, undefined, payload);
 }
 
 describe('Redis unreachable (a dedicated redis-server, stopped)', () => {
   let redis: SpawnedRedis;
-  let api: TestApi;
-
   beforeAll(async () => {
     redis = await spawnRedis({ appendOnly: false });
-    api = await startApi({ REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '300' });
+  });
+  afterAll(() => redis.stop());
+  const api = useApi(() => ({ REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '300' }));
+
+  beforeAll(async () => {
     // The helper's inspection connection would report every failed reconnect as unhandled.
     api.redis.on('error', () => undefined);
     expect((await admin(api, 'POST', '/admin/apps/known_app')).statusCode).toBe(200);
-    await redis.stop();
-  });
-  afterAll(async () => {
-    await api.close();
     await redis.stop();
   });
 
@@ -74,12 +64,7 @@ describe('Redis unreachable (a dedicated redis-server, stopped)', () => {
 });
 
 describe('other configuration store failures', () => {
-  let api: TestApi;
-
-  beforeAll(async () => {
-    api = await startApi();
-  });
-  afterAll(() => api.close());
+  const api = useApi();
 
   it('an app key holding the wrong type answers 500 on GET and POST', async () => {
     await api.redis.set(api.keys.app('wrong_type'), 'a string, not a hash');

@@ -1,33 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LaneEntry } from '../src/webhooks/lanes.js';
-import { ADMIN_KEY, startApi, type TestApi } from './helpers.js';
-import { range, Receiver, sequence, TestGateway } from './dispatcher-helpers.js';
-
-let gateway: TestGateway;
-let receiver: Receiver;
-let api: TestApi;
-let unconfigured: TestApi;
+import { ADMIN_KEY, useApi } from './helpers.js';
+import { range, sequence, useGateway, useReceiver } from './dispatcher-helpers.js';
 
 // A retry an hour after the first failure: any delivery within the test came from "retry now".
 const HOUR = 3_600_000;
 
-beforeAll(async () => {
-  gateway = new TestGateway();
-  receiver = await new Receiver().start();
-  [api, unconfigured] = await Promise.all([
-    startApi({ REDIS_PREFIX: gateway.prefix }),
-    startApi({ REDIS_PREFIX: gateway.prefix, ADMIN_API_KEY: '' }),
-  ]);
-  // Two dispatchers share the shards: the api reaches whichever owns the app only through Redis.
-  const env = { WEBHOOK_RETRY_SCHEDULE: '0,1h' };
-  await gateway.dispatcher(env);
-  await gateway.dispatcher(env);
-});
-afterAll(async () => {
-  await Promise.all([api.close(), unconfigured.close()]);
-  await gateway.close();
-  await receiver.close();
-});
+const receiver = useReceiver();
+// Two dispatchers share the shards: the api reaches whichever owns the app only through Redis.
+const RETRY_IN_AN_HOUR = { WEBHOOK_RETRY_SCHEDULE: '0,1h' };
+const gateway = useGateway(RETRY_IN_AN_HOUR, RETRY_IN_AN_HOUR);
+
+const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
+const unconfigured = useApi(() => ({ REDIS_PREFIX: gateway.prefix, ADMIN_API_KEY: '' }));
 
 const retry = (appId: string, headers: Record<string, string> = { 'x-admin-api-key': ADMIN_KEY }) =>
   api.app.inject({ method: 'POST', url: `/admin/apps/${appId}/webhooks/retry`, headers });

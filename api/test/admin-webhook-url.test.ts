@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkWebhookUrl, isForbiddenAddress } from '../src/domain/webhook-url.js';
-import { ADMIN_KEY, startApi, type TestApi } from './helpers.js';
+import { ADMIN_KEY, useApi, type TestApi } from './helpers.js';
 
 const INVALID = 'webhook_url must be a valid http or https URL';
 const HTTPS_REQUIRED = 'webhook_url must use https';
@@ -9,21 +9,16 @@ const UNRESOLVABLE = 'webhook_url host does not resolve';
 const FORBIDDEN = 'webhook_url must not resolve to a private, loopback or link-local address';
 
 /** Four apis, one per combination of ALLOW_HTTP_WEBHOOKS and ALLOW_LOCALHOST_WEBHOOKS. */
-const apis: Record<'strict' | 'httpOnly' | 'localOnly' | 'open', TestApi> = {} as never;
-
-beforeAll(async () => {
-  const flags = (http: boolean, local: boolean) => ({
-    ALLOW_HTTP_WEBHOOKS: String(http),
-    ALLOW_LOCALHOST_WEBHOOKS: String(local),
-  });
-  [apis.strict, apis.httpOnly, apis.localOnly, apis.open] = await Promise.all([
-    startApi(flags(false, false)),
-    startApi(flags(true, false)),
-    startApi(flags(false, true)),
-    startApi(flags(true, true)),
-  ]);
+const flags = (http: boolean, local: boolean) => ({
+  ALLOW_HTTP_WEBHOOKS: String(http),
+  ALLOW_LOCALHOST_WEBHOOKS: String(local),
 });
-afterAll(() => Promise.all(Object.values(apis).map((api) => api.close())));
+const apis: Record<'strict' | 'httpOnly' | 'localOnly' | 'open', TestApi> = {
+  strict: useApi(flags(false, false)),
+  httpOnly: useApi(flags(true, false)),
+  localOnly: useApi(flags(false, true)),
+  open: useApi(flags(true, true)),
+};
 
 async function postWebhook(api: TestApi, webhookUrl: string) {
   const appId = `app_${randomBytes(4).toString('hex')}`;

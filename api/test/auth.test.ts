@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnRedis } from '@voicegw/shared';
 import type { InjectOptions } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, liveNode, seedSession, startApi, type TestApi } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, liveNode, seedSession, useApi, withApi, type TestApi } from './helpers.js';
 
 interface App {
   readonly appId: string;
@@ -86,16 +86,14 @@ async function atWindowStart(windowMs: number, needMs: number): Promise<void> {
 }
 
 describe('application authentication', () => {
-  let api: TestApi;
+  // Many refusals in a row: lift the unauthenticated limit, which has tests of its own below.
+  const api = useApi({ RATE_LIMIT_UNAUTHENTICATED_PER_SECOND: '100000' });
   let app: App;
   let other: App;
 
   beforeAll(async () => {
-    // Many refusals in a row: lift the unauthenticated limit, which has tests of its own below.
-    api = await startApi({ RATE_LIMIT_UNAUTHENTICATED_PER_SECOND: '100000' });
     [app, other] = [await createApp(api), await createApp(api)];
   });
-  afterAll(() => api.close());
 
   describe.each(ROUTES)('$name', (route) => {
     it('valid credentials are accepted', async () => {
@@ -177,9 +175,7 @@ describe('application authentication', () => {
 describe('Redis unreachable while validating the key', () => {
   it('answers 500 Internal error validating API key', async () => {
     const redis = await spawnRedis({ appendOnly: false });
-    const api = await startApi({ REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '300' });
-    api.redis.on('error', () => undefined);
-    try {
+    await withApi({ REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '300' }, async (api) => {
       const app = await createApp(api);
       await redis.stop();
       const route = ROUTES[1]!;
@@ -190,20 +186,12 @@ describe('Redis unreachable while validating the key', () => {
       // Checks that need no store still answer as usual.
       const missing = await call(api, route, app, { 'x-api-key': app.apiKey });
       expect(missing.status).toBe(400);
-    } finally {
-      await api.close();
-      await redis.stop();
-    }
+    }).finally(() => redis.stop());
   });
 });
 
 describe('rate limits', () => {
-  let api: TestApi;
-
-  beforeAll(async () => {
-    api = await startApi();
-  });
-  afterAll(() => api.close());
+  const api = useApi();
 
   it('the 11th failing request within one second answers 429 with Retry-After', async () => {
     const app = await createApp(api);

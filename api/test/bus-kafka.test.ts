@@ -9,7 +9,7 @@ import { KafkaEventBus, type BusEvent, type BusHandler } from '@voicegw/shared/b
 import { Redis } from 'ioredis';
 import { Partitioners } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { range, Receiver, sequence, TestGateway } from './dispatcher-helpers.js';
+import { publishSeq, range, Receiver, sequence, TestGateway } from './dispatcher-helpers.js';
 
 // The Kafka bus needs a broker: these tests run when KAFKA_BROKERS names one (host:port,...),
 // for example a Kafka 3.9 in KRaft mode as in charts/compose.
@@ -114,13 +114,7 @@ describe.skipIf(SKIPPED)(
       return created;
     };
 
-    const publish = (appId: string, seq: number) =>
-      publisher.publish<'dtmf'>(appId, {
-        event: 'dtmf',
-        session_uuid: 'abcde-00000000-0000-4000-8000-000000000000',
-        digit: '1',
-        duration_ms: seq,
-      });
+    const publish = (appId: string, seq: number) => publishSeq(publisher, appId, seq);
 
     it('carries each app in one partition, in publish order, keyed by app id', async () => {
       const group = `g-${prefix}-a`;

@@ -8,6 +8,7 @@ import {
 import { RedisEventBus, shardOf, type BusEvent, type BusHandler } from '@voicegw/shared/bus';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { publishSeq } from './dispatcher-helpers.js';
 
 const log = createLogger({ name: 'bus-test', level: 'silent' });
 const SHARDS = 4;
@@ -75,13 +76,7 @@ function bus(options: Partial<{ shards: number; buffer: number }> = {}): RedisEv
   return created;
 }
 
-const publish = (appId: string, seq: number) =>
-  publisher.publish<'dtmf'>(appId, {
-    event: 'dtmf',
-    session_uuid: 'abcde-00000000-0000-4000-8000-000000000000',
-    digit: '1',
-    duration_ms: seq,
-  });
+const publish = (appId: string, seq: number) => publishSeq(publisher, appId, seq);
 
 const seqs = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
 

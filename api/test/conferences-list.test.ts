@@ -1,17 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createTenant,
+  useTenant,
   json,
   liveNode,
   publishedEvents,
-  startApi,
-  type TestApi,
+  useApi,
   type TestTenant,
 } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
-let other: TestTenant;
+const api = useApi();
+const tenant = useTenant(api);
+const other = useTenant(api);
 
 interface Listed {
   room_id: string;
@@ -48,15 +48,11 @@ const names = (prefix: string, n: number): string[] =>
   Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
 beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
-  other = await createTenant(api);
   await liveNode(api);
   // Created in parallel, so many share a creation millisecond: the cursor must order ties.
   await createRooms(tenant, names('mine', 120));
   await createRooms(other, names('theirs', 7));
 });
-afterAll(() => api.close());
 
 describe('GET /conferences', () => {
   it('pages 120 rooms by 50 in creation order, with no duplicates and only the caller’s rooms', async () => {

@@ -1,27 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventArgs } from '@voicegw/shared';
-import {
-  createTenant,
-  json,
-  liveNode,
-  publishedEvents,
-  seedSession,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { eventArgs, lua, ScriptCode } from '@voicegw/shared';
+import { useTenant, json, useLiveNode, publishedEvents, seedSession, useApi } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
-let node: string;
+const api = useApi();
+const tenant = useTenant(api);
 let counter = 0;
 
-beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
-  node = await liveNode(api);
-});
-afterAll(() => api.close());
+const node = useLiveNode(api);
 
 interface MemberBody {
   room_id: string;
@@ -52,7 +37,7 @@ const session = (sessionId: string, command: string, body?: unknown) =>
 const join = async (roomId: string, n: number): Promise<string[]> => {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const id = await seedSession(api, tenant, node, {
+    const id = await seedSession(api, tenant, node.prefix, {
       caller_id: `05012345${String(i).padStart(2, '0')}`,
       did: `07312345${String(i).padStart(2, '0')}`,
     });
@@ -131,7 +116,7 @@ describe('GET /conferences/{room_id}/members', () => {
     // Seeded straight into the member set: 1001 joins through the API would take a while.
     const ids = Array.from(
       { length: 1001 },
-      (_, i) => `${node}-${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`,
+      (_, i) => `${node.prefix}-${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`,
     );
     await api.redis.zadd(api.keys.roomMembers(roomId), ...ids.flatMap((id, i) => [i, id]));
     await Promise.all(
@@ -237,7 +222,7 @@ describe('DELETE /conferences/{room_id} with members', () => {
       url: `/api/v1/conferences/${roomId}`,
       headers: tenant.headers,
     });
-    const id = await seedSession(api, tenant, node);
+    const id = await seedSession(api, tenant, node.prefix);
     const res = await session(id, 'conference/join', { room_id: roomId });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ success: false, error: 'Room not found' });
@@ -250,23 +235,25 @@ describe('deleteRoom-6.lua', () => {
     await join(roomId, 1);
     const { keys } = api;
     const reply = await api.app.scripts.run(
-      'deleteRoom',
-      [
-        keys.room(roomId),
-        keys.roomMembers(roomId),
-        keys.appRoomNames(tenant.appId),
-        keys.appRooms(tenant.appId),
-        keys.commandStream(node),
-        keys.events(),
-      ],
-      [
-        tenant.appId,
-        roomId,
-        '{}',
-        ...eventArgs(tenant.appId, { event: 'conference.destroyed', room_id: roomId }),
-      ],
+      lua.deleteRoom(
+        {
+          room: keys.room(roomId),
+          roomMembers: keys.roomMembers(roomId),
+          roomNames: keys.appRoomNames(tenant.appId),
+          appRooms: keys.appRooms(tenant.appId),
+          commandStream: keys.commandStream(node.prefix),
+          events: keys.events(),
+        },
+        {
+          appId: tenant.appId,
+          roomId,
+          command: '{}',
+          event: eventArgs(tenant.appId, { event: 'conference.destroyed', room_id: roomId }),
+          members: [],
+        },
+      ),
     );
-    expect(reply).toEqual([-3]);
+    expect(reply).toEqual([ScriptCode.ROOM_MEMBERS_CHANGED]);
     expect(await api.redis.exists(keys.room(roomId))).toBe(1);
     // Refused: neither the room's destruction nor its event happened.
     const destroyed = (await publishedEvents(api)).filter(

@@ -1,26 +1,19 @@
 import type { RoomCommandMessage } from '@voicegw/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   commandsFor,
   createTenant,
+  useTenant,
   json,
-  liveNode,
+  useLiveNode,
   publishedEvents,
-  startApi,
-  type TestApi,
-  type TestTenant,
+  useApi,
 } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
-let node: string;
+const api = useApi();
+const tenant = useTenant(api);
 
-beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
-  node = await liveNode(api);
-});
-afterAll(() => api.close());
+const node = useLiveNode(api);
 
 const URLS = ['https://example.com/a.wav', 'http://example.com/b.mp3'];
 const OPERATION = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -63,7 +56,7 @@ const status = async (roomId: string) =>
   ).json();
 
 const roomCommands = async (roomId: string): Promise<RoomCommandMessage[]> =>
-  (await commandsFor(api, node)).filter(
+  (await commandsFor(api, node.prefix)).filter(
     (c): c is RoomCommandMessage => c.kind === 'room' && c.room_id === roomId,
   );
 

@@ -1,27 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  commandsFor,
-  createTenant,
-  json,
-  liveNode,
-  publishedEvents,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { commandsFor, useTenant, json, useLiveNode, publishedEvents, useApi } from './helpers.js';
 
-let api: TestApi;
-let owner: TestTenant;
-let intruder: TestTenant;
-let node: string;
+const api = useApi();
+const owner = useTenant(api);
+const intruder = useTenant(api);
 let roomId: string;
 const NAME = 'owners-private-room';
 
+const node = useLiveNode(api);
 beforeAll(async () => {
-  api = await startApi();
-  owner = await createTenant(api);
-  intruder = await createTenant(api);
-  node = await liveNode(api);
   const res = await api.app.inject({
     method: 'POST',
     url: '/api/v1/conferences',
@@ -30,7 +17,6 @@ beforeAll(async () => {
   });
   roomId = res.json<{ room_id: string }>().room_id;
 });
-afterAll(() => api.close());
 
 const FORBIDDEN = { success: false, error: 'Room belongs to a different application' };
 const NOT_FOUND = { success: false, error: 'Room not found' };
@@ -76,7 +62,7 @@ describe('conference rooms of another application', () => {
       playback_volume: 0,
       playback_urls: [],
     });
-    expect(await commandsFor(api, node)).toEqual([]);
+    expect(await commandsFor(api, node.prefix)).toEqual([]);
     const events = await publishedEvents(api);
     expect(events.filter((e) => e.app_id === intruder.appId)).toEqual([]);
     expect(events.map((e) => e.event)).toEqual(['conference.created']);

@@ -1,25 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   commandsFor,
   createTenant,
+  useTenant,
+  withApi,
   json,
   liveNode,
+  useLiveNode,
   publishedEvents,
-  startApi,
-  type TestApi,
-  type TestTenant,
+  useApi,
 } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
-let node: string;
+const api = useApi();
+const tenant = useTenant(api);
 
-beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
-  node = await liveNode(api);
-});
-afterAll(() => api.close());
+const node = useLiveNode(api);
 
 const ROOM_ID = /^[a-z0-9]{5}-room-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ROOM = 'abcde-room-00000000-0000-4000-8000-000000000000';
@@ -50,7 +45,7 @@ describe('POST /conferences', () => {
     expect(res.statusCode).toBe(201);
     const { room_id: roomId } = res.json<{ room_id: string }>();
     expect(res.json()).toEqual({ room_id: expect.stringMatching(ROOM_ID) });
-    expect(roomId.startsWith(`${node}-room-`)).toBe(true);
+    expect(roomId.startsWith(`${node.prefix}-room-`)).toBe(true);
 
     const events = await publishedEvents(api);
     expect(
@@ -110,8 +105,7 @@ describe('POST /conferences', () => {
   });
 
   it('the room goes to the least loaded live node', async () => {
-    const own = await startApi();
-    try {
+    await withApi({}, async (own) => {
       const who = await createTenant(own);
       await liveNode(own, { capacity: 100, active_sessions: 90 });
       const idle = await liveNode(own, { capacity: 100, active_sessions: 5 });
@@ -119,14 +113,11 @@ describe('POST /conferences', () => {
       const res = await create({ name: 'placed' }, {}, own, who);
       expect(res.statusCode).toBe(201);
       expect(res.json<{ room_id: string }>().room_id.startsWith(`${idle}-room-`)).toBe(true);
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   it('with no live media node it answers 503', async () => {
-    const own = await startApi();
-    try {
+    await withApi({}, async (own) => {
       const who = await createTenant(own);
       await liveNode(own, { draining: true });
       const res = await create({ name: 'nowhere' }, {}, own, who);
@@ -135,9 +126,7 @@ describe('POST /conferences', () => {
         success: false,
         error: 'No media node available; retry with backoff',
       });
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   const invalid: [string, unknown, string][] = [
@@ -245,7 +234,7 @@ describe('DELETE /conferences/{room_id}', () => {
     expect(res.json()).toEqual({ room_id: roomId });
 
     expect((await get(`/${roomId}`)).statusCode).toBe(404);
-    const commands = (await commandsFor(api, node)).filter(
+    const commands = (await commandsFor(api, node.prefix)).filter(
       (c) => c.kind === 'room' && c.room_id === roomId,
     );
     expect(commands).toEqual([

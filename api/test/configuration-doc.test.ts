@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ApiEnv } from '../src/config.js';
-import { LauncherEnv } from '../src/dev/config.js';
+import { LauncherEnv } from '@voicegw/shared/launcher';
 
 const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { lua, ScriptCode } from '@voicegw/shared';
 import {
   commandsFor,
   createTenant,
@@ -171,15 +172,22 @@ describe('placeDial script', () => {
     const id = `${node}-00000000-0000-4000-8000-000000000000`;
     const index = t.keys.appSessions(tenant.appId, 'live', 'outbound');
     const code = await t.app.scripts.run(
-      'placeDial',
-      [
-        t.keys.appCids(tenant.appId),
-        t.keys.nodeHeartbeat(node),
-        t.keys.session(id),
-        t.keys.commandStream(node),
-        index,
-      ],
-      [FROM, '{}', Date.now(), id, 'app_id', tenant.appId],
+      lua.placeDial(
+        {
+          callerIds: t.keys.appCids(tenant.appId),
+          heartbeat: t.keys.nodeHeartbeat(node),
+          session: t.keys.session(id),
+          commandStream: t.keys.commandStream(node),
+          liveSessions: index,
+        },
+        {
+          from: FROM,
+          command: '{}',
+          createdAt: Date.now(),
+          sessionId: id,
+          fields: ['app_id', tenant.appId],
+        },
+      ),
     );
     // A refused dial leaves no entry in the app's session index either.
     expect(await t.redis.zscore(index, id)).toBeNull();
@@ -190,7 +198,7 @@ describe('placeDial script', () => {
     const { api, tenant } = await setup();
     const node = await liveNode(api);
     await api.redis.hset(api.keys.nodeHeartbeat(node), 'draining', '1');
-    expect(await run(api, tenant, node)).toBe(-2);
+    expect(await run(api, tenant, node)).toBe(ScriptCode.NODE_UNAVAILABLE);
     expect(await sessionKeys(api)).toEqual([]);
     expect(await api.redis.exists(api.keys.commandStream(node))).toBe(0);
   });
@@ -199,14 +207,14 @@ describe('placeDial script', () => {
     const { api, tenant } = await setup();
     const node = await liveNode(api);
     await api.redis.hset(api.keys.nodeHeartbeat(node), 'outbound_capacity', '0');
-    expect(await run(api, tenant, node)).toBe(-2);
+    expect(await run(api, tenant, node)).toBe(ScriptCode.NODE_UNAVAILABLE);
   });
 
   it('refuses a node that died after it was picked', async () => {
     const { api, tenant } = await setup();
     const node = await liveNode(api);
     await api.redis.del(api.keys.nodeHeartbeat(node));
-    expect(await run(api, tenant, node)).toBe(-2);
+    expect(await run(api, tenant, node)).toBe(ScriptCode.NODE_UNAVAILABLE);
   });
 
   it('never overwrites an existing session', async () => {
@@ -214,7 +222,7 @@ describe('placeDial script', () => {
     const node = await liveNode(api);
     const key = api.keys.session(`${node}-00000000-0000-4000-8000-000000000000`);
     await api.redis.hset(key, 'app_id', 'someone-else');
-    expect(await run(api, tenant, node)).toBe(-3);
+    expect(await run(api, tenant, node)).toBe(ScriptCode.SESSION_EXISTS);
     expect(await api.redis.hget(key, 'app_id')).toBe('someone-else');
   });
 });

@@ -1,31 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTenant,
-  json,
-  liveNode,
-  seedSession,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant, json, useLiveNode, seedSession, useApi, type TestTenant } from './helpers.js';
 
-let api: TestApi;
-let owner: TestTenant;
-let other: TestTenant;
-let node: string;
+const api = useApi();
+const owner = useTenant(api);
+const other = useTenant(api);
 
 const FROM = '0731234567';
 const TO = '0521234567';
 const NOT_FOUND = { success: false, error: 'Dial not found' };
 
+const node = useLiveNode(api);
 beforeAll(async () => {
-  api = await startApi();
-  owner = await createTenant(api);
-  other = await createTenant(api);
-  node = await liveNode(api);
   await api.redis.sadd(api.keys.appCids(owner.appId), FROM);
 });
-afterAll(() => api.close());
 
 async function placeDial(): Promise<string> {
   const res = await api.app.inject({
@@ -70,7 +57,7 @@ describe('GET /dial/{session_uuid}', () => {
   );
 
   it('answers 404 Dial not found for an unknown session', async () => {
-    const res = await status(`${node}-00000000-0000-4000-8000-000000000000`);
+    const res = await status(`${node.prefix}-00000000-0000-4000-8000-000000000000`);
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual(NOT_FOUND);
   });
@@ -82,7 +69,7 @@ describe('GET /dial/{session_uuid}', () => {
   });
 
   it('answers 404 Dial not found for an inbound session of the same app', async () => {
-    const inbound = await seedSession(api, owner, node);
+    const inbound = await seedSession(api, owner, node.prefix);
     const res = await status(inbound);
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual(NOT_FOUND);

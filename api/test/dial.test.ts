@@ -1,18 +1,9 @@
 import type { DialCommandMessage } from '@voicegw/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  commandsFor,
-  createTenant,
-  json,
-  liveNode,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { commandsFor, createTenant, useTenant, json, useLiveNode, useApi } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
-let node: string;
+const api = useApi();
+const tenant = useTenant(api);
 
 const FROM = '0731234567';
 const TO = '0521234567';
@@ -46,14 +37,11 @@ const INVALID_NUMBERS: readonly [string, string][] = [
   ['an empty string', ''],
 ];
 
+const node = useLiveNode(api);
 beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
-  node = await liveNode(api);
   const everyPrefix = [...LANDLINE, ...MOBILE, ...VOIP].map(number);
   await api.redis.sadd(api.keys.appCids(tenant.appId), FROM, ...everyPrefix);
 });
-afterAll(() => api.close());
 
 const dial = (body: unknown, headers: Record<string, string> = json, who = tenant) =>
   api.app.inject({
@@ -65,7 +53,7 @@ const dial = (body: unknown, headers: Record<string, string> = json, who = tenan
 
 /** The dial command appended for one session. */
 async function dialCommand(sessionUuid: string): Promise<DialCommandMessage | undefined> {
-  const commands = await commandsFor(api, node);
+  const commands = await commandsFor(api, node.prefix);
   return commands.find(
     (c): c is DialCommandMessage => c.kind === 'dial' && c.session_id === sessionUuid,
   );
@@ -79,7 +67,9 @@ describe('POST /dial', () => {
     const body = res.json();
     expect(body).toEqual({
       session_uuid: expect.stringMatching(
-        new RegExp(`^${node}-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$`),
+        new RegExp(
+          `^${node.prefix}-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$`,
+        ),
       ),
       status: 'dialing',
     });
@@ -87,7 +77,7 @@ describe('POST /dial', () => {
     const hash = await api.redis.hgetall(api.keys.session(body.session_uuid));
     expect(hash).toEqual({
       app_id: tenant.appId,
-      node,
+      node: node.prefix,
       direction: 'outbound',
       caller_id: FROM,
       did: TO,
@@ -240,7 +230,7 @@ describe('POST /dial', () => {
   });
 
   it('answers 403 cid_not_allowed when from is not on the allow-list, and places nothing', async () => {
-    const before = (await commandsFor(api, node)).length;
+    const before = (await commandsFor(api, node.prefix)).length;
     const res = await dial({ to: TO, from: '0771111111' });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toEqual({
@@ -248,7 +238,7 @@ describe('POST /dial', () => {
       error: 'from is not on the caller-ID allow-list',
       code: 'cid_not_allowed',
     });
-    expect(await commandsFor(api, node)).toHaveLength(before);
+    expect(await commandsFor(api, node.prefix)).toHaveLength(before);
   });
 
   it("answers 403 for a number on another app's allow-list only", async () => {

@@ -1,20 +1,14 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Dispatcher } from '../src/webhooks/start.js';
-import { Receiver, TestGateway } from './dispatcher-helpers.js';
+import { TestGateway, useGateway, useReceiver } from './dispatcher-helpers.js';
 
-let gateway: TestGateway;
-let receiver: Receiver;
 let dispatcher: Dispatcher;
 
+const receiver = useReceiver();
+const gateway = useGateway();
 beforeAll(async () => {
-  gateway = new TestGateway();
-  receiver = await new Receiver().start();
   dispatcher = await gateway.dispatcher();
-});
-afterAll(async () => {
-  await gateway.close();
-  await receiver.close();
 });
 
 const metricValue = async (pattern: RegExp): Promise<number> => {

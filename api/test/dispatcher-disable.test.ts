@@ -1,39 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, json, startApi, type TestApi } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { adminRequest, useApi } from './helpers.js';
 import {
   range,
-  Receiver,
+  useGateway,
+  useReceiver,
   sequence,
-  TestGateway,
   type DeadLetterList,
 } from './dispatcher-helpers.js';
 
-let gateway: TestGateway;
-let receiver: Receiver;
-let api: TestApi;
-
-beforeAll(async () => {
-  gateway = new TestGateway();
-  receiver = await new Receiver().start();
-  api = await startApi({ REDIS_PREFIX: gateway.prefix });
-  await gateway.dispatcher({
-    WEBHOOK_RETRY_SCHEDULE: `0${',100ms'.repeat(30)}`,
-    WEBHOOK_DISABLE_AFTER_MS: '500',
-  });
-});
-afterAll(async () => {
-  await api.close();
-  await gateway.close();
-  await receiver.close();
+const receiver = useReceiver();
+const gateway = useGateway({
+  WEBHOOK_RETRY_SCHEDULE: `0${',100ms'.repeat(30)}`,
+  WEBHOOK_DISABLE_AFTER_MS: '500',
 });
 
-const admin = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-  api.app.inject({
-    method,
-    url,
-    headers: { 'x-admin-api-key': ADMIN_KEY, ...(payload === undefined ? {} : json) },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
+const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
 
 describe('disabling a failing app', () => {
   it('an app failing for WEBHOOK_DISABLE_AFTER_MS without a success is disabled; POST re-enables it', async () => {
@@ -44,15 +25,19 @@ describe('disabling a failing app', () => {
     for (const seq of range(3)) published.push(await gateway.publishSeq('dying', seq));
 
     await expect
-      .poll(async () => (await admin('GET', '/admin/apps/dying')).json().disabled, {
+      .poll(async () => (await adminRequest(api, 'GET', '/admin/apps/dying')).json().disabled, {
         timeout: 5000,
       })
       .toBe(true);
     // Its waiting events were dead-lettered with it, in order; only the first was ever tried.
     await expect
-      .poll(async () => (await admin('GET', '/admin/apps/dying/dead-letters')).json().total)
+      .poll(
+        async () => (await adminRequest(api, 'GET', '/admin/apps/dying/dead-letters')).json().total,
+      )
       .toBe(3);
-    const letters = (await admin('GET', '/admin/apps/dying/dead-letters')).json<DeadLetterList>();
+    const letters = (
+      await adminRequest(api, 'GET', '/admin/apps/dying/dead-letters')
+    ).json<DeadLetterList>();
     expect(letters.dead_letters.map((l) => l.event_id)).toEqual(published.map((e) => e.event_id));
     expect(letters.dead_letters.map((l) => l.reason)).toEqual([
       'app_disabled',
@@ -66,10 +51,12 @@ describe('disabling a failing app', () => {
     // While disabled, new events go straight to the dead letters and replay is refused.
     const late = await gateway.publishSeq('dying', 4);
     await expect
-      .poll(async () => (await admin('GET', '/admin/apps/dying/dead-letters')).json().total)
+      .poll(
+        async () => (await adminRequest(api, 'GET', '/admin/apps/dying/dead-letters')).json().total,
+      )
       .toBe(4);
     const tried = receiver.of('dying').length;
-    const refused = await admin('POST', '/admin/apps/dying/dead-letters/replay');
+    const refused = await adminRequest(api, 'POST', '/admin/apps/dying/dead-letters/replay');
     expect(refused.statusCode).toBe(409);
     expect(refused.json()).toEqual({
       success: false,
@@ -78,9 +65,11 @@ describe('disabling a failing app', () => {
 
     // POSTing the configuration re-enables it; a replay then delivers all four, in order.
     healthy = true;
-    expect((await admin('POST', '/admin/apps/dying', {})).statusCode).toBe(200);
-    expect((await admin('GET', '/admin/apps/dying')).json().disabled).toBe(false);
-    expect((await admin('POST', '/admin/apps/dying/dead-letters/replay')).json().replayed).toBe(4);
+    expect((await adminRequest(api, 'POST', '/admin/apps/dying', {})).statusCode).toBe(200);
+    expect((await adminRequest(api, 'GET', '/admin/apps/dying')).json().disabled).toBe(false);
+    expect(
+      (await adminRequest(api, 'POST', '/admin/apps/dying/dead-letters/replay')).json().replayed,
+    ).toBe(4);
     await receiver.until(() => receiver.of('dying').length === tried + 4);
     expect(sequence(receiver.of('dying').slice(tried))).toEqual([1, 2, 3, 4]);
     expect(receiver.of('dying').at(-1)?.headers['webhook-id']).toBe(late.event_id);
@@ -105,6 +94,6 @@ describe('disabling a failing app', () => {
     }
     await receiver.until(() => receiver.of('wobbly').length === 16, 10_000);
     expect(sequence(receiver.of('wobbly'))).toEqual(range(8));
-    expect((await admin('GET', '/admin/apps/wobbly')).json().disabled).toBe(false);
+    expect((await adminRequest(api, 'GET', '/admin/apps/wobbly')).json().disabled).toBe(false);
   });
 });

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { range, Receiver, sequence, TestGateway } from './dispatcher-helpers.js';
+import { range, sequence, useGateway, useReceiver } from './dispatcher-helpers.js';
 
 const ENTRYPOINT = fileURLToPath(new URL('../src/dispatcher.ts', import.meta.url));
 const LEASE_TTL_MS = 1500;
@@ -80,19 +80,11 @@ class DispatcherProcess {
   }
 }
 
-let gateway: TestGateway;
-let receiver: Receiver;
 const children: DispatcherProcess[] = [];
 
-beforeAll(async () => {
-  gateway = new TestGateway();
-  receiver = await new Receiver().start();
-});
-afterAll(async () => {
-  await Promise.all(children.map((c) => c.stop()));
-  await gateway.close();
-  await receiver.close();
-});
+const receiver = useReceiver();
+const gateway = useGateway();
+afterAll(() => Promise.all(children.map((c) => c.stop())));
 
 describe('dispatcher failover', () => {
   it('kill -9 of a dispatcher mid-stream: another takes its shards over within seconds, nothing is lost, duplicates keep their webhook-id', async () => {

@@ -10,7 +10,8 @@ import {
   type EventPublisher,
 } from '@voicegw/shared';
 import { Redis } from 'ioredis';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { slot } from '../../shared/test/late.js';
 import { loadDispatcherConfig, type DispatcherConfig } from '../src/webhooks/config.js';
 import { AppStore, type AppRecord } from '../src/domain/apps.js';
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../src/webhooks/start.js';
@@ -174,12 +175,7 @@ export class TestGateway {
 
   /** A numbered event: `dtmf` whose duration_ms is the sequence number. */
   publishSeq(appId: string, seq: number): Promise<EventEnvelope<'dtmf'>> {
-    return this.publisher.publish<'dtmf'>(appId, {
-      event: 'dtmf',
-      session_uuid: 'abcde-00000000-0000-4000-8000-000000000000',
-      digit: '1',
-      duration_ms: seq,
-    });
+    return publishSeq(this.publisher, appId, seq);
   }
 
   async dispatcher(
@@ -224,3 +220,40 @@ export interface DeadLetterList {
 
 export const range = (n: number, from = 1): number[] =>
   Array.from({ length: n }, (_, i) => i + from);
+
+/** The suite's webhook receiver, listening from `beforeAll` until `afterAll`. */
+export function useReceiver(): Receiver {
+  const receiver = slot<Receiver>('useReceiver()');
+  beforeAll(async () => receiver.set(await new Receiver().start()));
+  afterAll(() => receiver.value.close());
+  return receiver.value;
+}
+
+/**
+ * The suite's gateway (a key prefix of its own), with a dispatcher started for each environment
+ * given; its dispatchers stop in `afterAll`.
+ */
+export function useGateway(...dispatchers: Record<string, string>[]): TestGateway {
+  const gateway = slot<TestGateway>('useGateway()');
+  beforeAll(async () => {
+    const started = new TestGateway();
+    gateway.set(started);
+    for (const env of dispatchers) await started.dispatcher(env);
+  });
+  afterAll(() => gateway.value.close());
+  return gateway.value;
+}
+
+/** Publishes a dtmf event whose duration_ms carries `seq`, to check order and loss. */
+export function publishSeq(
+  publisher: EventPublisher,
+  appId: string,
+  seq: number,
+): Promise<EventEnvelope<'dtmf'>> {
+  return publisher.publish<'dtmf'>(appId, {
+    event: 'dtmf',
+    session_uuid: 'abcde-00000000-0000-4000-8000-000000000000',
+    digit: '1',
+    duration_ms: seq,
+  });
+}

@@ -1,40 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, json, startApi, type TestApi } from './helpers.js';
+import { adminRequest, useApi } from './helpers.js';
 import {
   range,
-  Receiver,
-  sequence,
   TestGateway,
+  useGateway,
+  useReceiver,
+  sequence,
   type DeadLetterList,
 } from './dispatcher-helpers.js';
 
-let gateway: TestGateway;
-let receiver: Receiver;
-let api: TestApi;
-
-beforeAll(async () => {
-  gateway = new TestGateway();
-  receiver = await new Receiver().start();
-  api = await startApi({ REDIS_PREFIX: gateway.prefix });
-  await gateway.dispatcher({
-    // Four attempts, the retries 150 ms apart, so a Retry-After stands out.
-    WEBHOOK_RETRY_SCHEDULE: '0,150ms,150ms,150ms',
-    WEBHOOK_RETRY_AFTER_MAX_MS: '1500',
-  });
-});
-afterAll(async () => {
-  await api.close();
-  await gateway.close();
-  await receiver.close();
+const receiver = useReceiver();
+const gateway = useGateway({
+  // Four attempts, the retries 150 ms apart, so a Retry-After stands out.
+  WEBHOOK_RETRY_SCHEDULE: '0,150ms,150ms,150ms',
+  WEBHOOK_RETRY_AFTER_MAX_MS: '1500',
 });
 
-const admin = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-  api.app.inject({
-    method,
-    url,
-    headers: { 'x-admin-api-key': ADMIN_KEY, ...(payload === undefined ? {} : json) },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
+const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
 
 const ids = (appId: string): string[] =>
   receiver.of(appId).map((r) => String(r.headers['webhook-id']));
@@ -60,7 +42,7 @@ describe('retries', () => {
     await receiver.until(() => receiver.of('gone').length === 2);
     expect(sequence(receiver.of('gone'))).toEqual([1, 2]);
 
-    const letters = (await admin('GET', '/admin/apps/gone/dead-letters')).json();
+    const letters = (await adminRequest(api, 'GET', '/admin/apps/gone/dead-letters')).json();
     expect(letters).toEqual({
       success: true,
       app_id: 'gone',
@@ -118,10 +100,13 @@ describe('retries', () => {
     await receiver.until(() => receiver.of('broken').length === 12, 10_000);
     expect(sequence(receiver.of('broken'))).toEqual([1, 2, 3]);
     await expect
-      .poll(async () => (await admin('GET', '/admin/apps/broken/dead-letters')).json().total)
+      .poll(
+        async () =>
+          (await adminRequest(api, 'GET', '/admin/apps/broken/dead-letters')).json().total,
+      )
       .toBe(3);
     const page = (
-      await admin('GET', '/admin/apps/broken/dead-letters?limit=2&offset=1')
+      await adminRequest(api, 'GET', '/admin/apps/broken/dead-letters?limit=2&offset=1')
     ).json<DeadLetterList>();
     expect(page.total).toBe(3);
     expect(page.dead_letters.map((l) => l.event_id)).toEqual(
@@ -135,14 +120,16 @@ describe('retries', () => {
     });
 
     healthy = true;
-    const replay = await admin('POST', '/admin/apps/broken/dead-letters/replay');
+    const replay = await adminRequest(api, 'POST', '/admin/apps/broken/dead-letters/replay');
     expect(replay.statusCode).toBe(200);
     expect(replay.json()).toEqual({ success: true, app_id: 'broken', replayed: 3 });
     await receiver.until(() => receiver.of('broken').length === 15);
     const replayed = receiver.of('broken').slice(12);
     expect(replayed.map((r) => r.headers['webhook-id'])).toEqual(published.map((e) => e.event_id));
     expect(replayed.map((r) => r.body)).toEqual(published.map((e) => JSON.stringify(e)));
-    expect((await admin('GET', '/admin/apps/broken/dead-letters')).json().total).toBe(0);
+    expect((await adminRequest(api, 'GET', '/admin/apps/broken/dead-letters')).json().total).toBe(
+      0,
+    );
   });
 
   it('replays only the named dead letters', async () => {
@@ -151,16 +138,20 @@ describe('retries', () => {
     receiver.respond('pick', () => ({ status: healthy ? 200 : 410 }));
     const [a, b] = [await gateway.publishSeq('pick', 1), await gateway.publishSeq('pick', 2)];
     await expect
-      .poll(async () => (await admin('GET', '/admin/apps/pick/dead-letters')).json().total)
+      .poll(
+        async () => (await adminRequest(api, 'GET', '/admin/apps/pick/dead-letters')).json().total,
+      )
       .toBe(2);
     healthy = true;
-    const replay = await admin('POST', '/admin/apps/pick/dead-letters/replay', {
+    const replay = await adminRequest(api, 'POST', '/admin/apps/pick/dead-letters/replay', {
       event_ids: [b?.event_id],
     });
     expect(replay.json().replayed).toBe(1);
     await receiver.until(() => receiver.of('pick').length === 3);
     expect(receiver.of('pick')[2]?.headers['webhook-id']).toBe(b?.event_id);
-    const left = (await admin('GET', '/admin/apps/pick/dead-letters')).json<DeadLetterList>();
+    const left = (
+      await adminRequest(api, 'GET', '/admin/apps/pick/dead-letters')
+    ).json<DeadLetterList>();
     expect(left.dead_letters.map((l) => l.event_id)).toEqual([a?.event_id]);
   });
 
@@ -169,18 +160,18 @@ describe('retries', () => {
       ['GET', '/admin/apps/ghost/dead-letters'],
       ['POST', '/admin/apps/ghost/dead-letters/replay'],
     ] as const) {
-      const res = await admin(method, url);
+      const res = await adminRequest(api, method, url);
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ success: false, app_id: 'ghost', error: 'App not found' });
     }
     await gateway.createApp({ app_id: 'muted', webhook_url: '' });
-    const res = await admin('POST', '/admin/apps/muted/dead-letters/replay');
+    const res = await adminRequest(api, 'POST', '/admin/apps/muted/dead-letters/replay');
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual({
       success: false,
       error: 'Webhooks are disabled for this application (empty webhook_url)',
     });
-    const bad = await admin('GET', '/admin/apps/muted/dead-letters?limit=0');
+    const bad = await adminRequest(api, 'GET', '/admin/apps/muted/dead-letters?limit=0');
     expect(bad.statusCode).toBe(400);
   });
 });

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, startApi, type TestApi, type TestTenant } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { useApi, useTenant } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
-
-beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
-});
-afterAll(() => api.close());
+const api = useApi();
+const tenant = useTenant(api);
 
 describe('error responses', () => {
   it('an unknown route answers a JSON 404', async () => {

@@ -12,13 +12,16 @@ import {
   type EventEnvelope,
   type NewSession,
 } from '@voicegw/shared';
+import type { InjectOptions } from 'fastify';
 import { Redis } from 'ioredis';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { slot } from '../../shared/test/late.js';
 import { buildApp, type App } from '../src/app.js';
 import { loadApiConfig, type ApiConfig } from '../src/config.js';
 import { AppStore, type AppRecord } from '../src/domain/apps.js';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789';
+export const json = { 'content-type': 'application/json' } as const;
 
 /** One api instance on the test Redis, isolated by a key prefix of its own. */
 export interface TestApi {
@@ -56,6 +59,30 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
   };
 }
 
+/**
+ * The suite's api: started in `beforeAll`, closed in `afterAll`. What it returns may be read
+ * inside tests and hooks registered after it (vitest runs `beforeAll` hooks in order).
+ */
+export function useApi(env: Record<string, string> | (() => Record<string, string>) = {}): TestApi {
+  const api = slot<TestApi>('useApi()');
+  beforeAll(async () => api.set(await startApi(typeof env === 'function' ? env() : env)));
+  afterAll(() => api.value.close());
+  return api.value;
+}
+
+/** An api of a single test's own (to seed nodes or apps that the suite's api must not see). */
+export async function withApi<T>(
+  env: Record<string, string>,
+  run: (api: TestApi) => Promise<T>,
+): Promise<T> {
+  const api = await startApi(env);
+  try {
+    return await run(api);
+  } finally {
+    await api.close();
+  }
+}
+
 export interface TestTenant {
   readonly appId: string;
   readonly apiKey: string;
@@ -83,6 +110,30 @@ export async function createTenant(
   return { appId, apiKey, headers: { 'x-app-id': appId, 'x-api-key': apiKey } };
 }
 
+/** The suite's tenant on `api` (from useApi), created in `beforeAll`. */
+export function useTenant(api: TestApi, overrides: Partial<AppRecord> = {}): TestTenant {
+  const tenant = slot<TestTenant>('useTenant()');
+  beforeAll(async () => tenant.set(await createTenant(api, overrides)));
+  return tenant.value;
+}
+
+/** An admin API request: `body` is sent as JSON, `raw` as it is. */
+export function adminRequest(
+  api: TestApi,
+  method: NonNullable<InjectOptions['method']>,
+  url: string,
+  body?: unknown,
+  raw?: string,
+) {
+  const payload = raw ?? (body === undefined ? undefined : JSON.stringify(body));
+  return api.app.inject({
+    method,
+    url,
+    headers: { 'x-admin-api-key': ADMIN_KEY, ...(payload === undefined ? {} : json) },
+    ...(payload === undefined ? {} : { payload }),
+  });
+}
+
 /** Announces a live media node (as a media node's heartbeat would) and returns its prefix. */
 export async function liveNode(
   api: TestApi,
@@ -103,6 +154,18 @@ export async function liveNode(
     60_000,
   );
   return prefix;
+}
+
+/** A live media node announced for the suite (see liveNode). */
+export interface TestNode {
+  readonly prefix: string;
+}
+
+/** The suite's live media node on `api` (from useApi), announced in `beforeAll`. */
+export function useLiveNode(api: TestApi): TestNode {
+  const node = slot<TestNode>('useLiveNode()');
+  beforeAll(async () => node.set({ prefix: await liveNode(api) }));
+  return node.value;
 }
 
 /** Seeds a live session (as a media node does for an inbound call) and returns its id. */
@@ -138,5 +201,3 @@ export async function publishedEvents(api: TestApi): Promise<EventEnvelope[]> {
       JSON.parse(fields[fields.indexOf(EVENT_FIELDS.body) + 1] ?? '') as EventEnvelope,
   );
 }
-
-export const json = { 'content-type': 'application/json' } as const;

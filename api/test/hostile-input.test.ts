@@ -1,25 +1,15 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADMIN_KEY,
-  createTenant,
-  json,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, useTenant, json, useApi } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
+const api = useApi();
+const tenant = useTenant(api);
 let port: number;
 
 beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
   const url = new URL(await api.app.listen({ port: 0, host: '127.0.0.1' }));
   port = Number(url.port);
 });
-afterAll(() => api.close());
 
 const admin = { 'x-admin-api-key': ADMIN_KEY };
 
@@ -102,6 +92,22 @@ describe('errors raised before any route runs have the contract shape', () => {
       expect([res.statusCode, res.json()]).toEqual([status, { success: false, error }]);
     },
   );
+});
+
+describe('a body that does not match its Content-Length', () => {
+  it('answers 400 saying so, in the shape (not 415)', async () => {
+    const expected = {
+      status: 400,
+      body: { success: false, error: 'Request body length does not match Content-Length' },
+    };
+    const injected = await api.app.inject({
+      method: 'POST',
+      url: '/admin/apps/app_len',
+      headers: { ...admin, ...json, 'content-length': '50' },
+      payload: '{"api_key":"k"}',
+    });
+    expect({ status: injected.statusCode, body: injected.json() }).toEqual(expected);
+  });
 });
 
 describe('JSON nesting is bounded', () => {

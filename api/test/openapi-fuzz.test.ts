@@ -13,8 +13,7 @@ import {
   createTenant,
   liveNode,
   seedSession,
-  startApi,
-  type TestApi,
+  useApi,
   type TestTenant,
 } from './helpers.js';
 import {
@@ -43,7 +42,9 @@ const UNAVAILABLE = new Set<string>(
     .map((e) => e.message),
 );
 
-let seeder: TestApi;
+/** Seeds Redis under the api process's prefix: its tenant, node, sessions and room. */
+const PREFIX = `fuzz${randomBytes(4).toString('hex')}`;
+const seeder = useApi({ REDIS_PREFIX: PREFIX });
 let api: ChildProcess;
 let origin: string;
 const output: string[] = [];
@@ -85,8 +86,6 @@ async function restore(): Promise<void> {
 }
 
 beforeAll(async () => {
-  const prefix = `fuzz${randomBytes(4).toString('hex')}`;
-  seeder = await startApi({ REDIS_PREFIX: prefix });
   const node = await keepNodeAlive();
   const tenant = await createTenant(seeder);
   const other = await createTenant(seeder);
@@ -105,7 +104,7 @@ beforeAll(async () => {
     env: {
       ...process.env,
       REDIS_URL: inject('redisUrl'),
-      REDIS_PREFIX: prefix,
+      REDIS_PREFIX: PREFIX,
       ADMIN_API_KEY: ADMIN_KEY,
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -132,7 +131,6 @@ afterAll(async () => {
   const counts = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}: ${n}`);
   console.log(`fuzz answers by status: ${counts.join(', ')}`);
   if (api) await stopChild(api);
-  await seeder?.close();
 });
 
 async function status(method: string, path: string): Promise<number> {

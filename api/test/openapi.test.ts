@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkDocument, OPENAPI_FILE, openApiText } from '../src/openapi/write.js';
-import { startApi, type TestApi } from './helpers.js';
+import { useApi } from './helpers.js';
 
 interface Operation {
   readonly security?: Record<string, string[]>[];
@@ -76,16 +76,14 @@ const ADMIN_ROUTES = [
   'DELETE /admin/apps/{app_id}/dids/{number}',
 ];
 
-let api: TestApi;
+const api = useApi();
 let served: Document;
 
 beforeAll(async () => {
-  api = await startApi();
   const res = await api.app.inject({ method: 'GET', url: '/docs/json' });
   expect(res.statusCode).toBe(200);
   served = res.json<Document>();
 });
-afterAll(() => api.close());
 
 const operation = (route: string): Operation | undefined => {
   const [method = '', path = ''] = route.split(' ');

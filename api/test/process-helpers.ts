@@ -1,9 +1,9 @@
-// The gateway's processes as the launcher starts them (api/src/dev/children.ts), for tests of
+// The gateway's processes as the launcher starts them (shared/src/dev/launcher/), for tests of
 // process faults: each a real child process whose exit a test can observe and assert on.
 import { resolve } from 'node:path';
 import { freePort } from '@voicegw/shared';
-import { startChild, type Child } from '../src/dev/children.js';
-import { childEnv } from '../src/dev/config.js';
+import { vi } from 'vitest';
+import { childEnv, startChild, type Child } from '@voicegw/shared/launcher';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -47,16 +47,13 @@ export class GatewayProcess {
 
 /** Polls `url` until it answers 200 (a process is up), within `ms`. */
 export async function healthy(url: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const ok = await fetch(url, { signal: AbortSignal.timeout(1000) }).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${url} not healthy within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await vi.waitFor(
+    async () => {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) }).catch(() => undefined);
+      if (!res?.ok) throw new Error(`${url} not healthy within ${ms} ms`);
+    },
+    { timeout: ms, interval: 100 },
+  );
 }
 
 /** Free loopback ports, one per name. */

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { curlAvailable, curlMissingMessage } from '@voicegw/shared';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // docs/quickstart.md is the single source: this test runs its shell blocks and the receiver file
 // it includes, against `npm start`, with the documented ports swapped for free ones.
@@ -30,15 +31,6 @@ const freePort = (): Promise<number> =>
       server.close(() => done(port));
     });
   });
-
-const pollUntil = async <T>(probe: () => T | undefined, ms: number): Promise<T | undefined> => {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 /** A process group started here (so that stopping it is Ctrl-C in its terminal), with its output. */
 class Terminal {
@@ -86,7 +78,16 @@ describe('docs/quickstart.md, run as written against npm start', () => {
   };
   /** Polls `probe` until it gives a value; on timeout the error shows what both terminals said. */
   const until = async <T>(what: string, probe: () => T | undefined, ms = 20_000): Promise<T> => {
-    const value = await pollUntil(probe, ms);
+    const value = await vi
+      .waitFor(
+        () => {
+          const got = probe();
+          if (got === undefined) throw new Error(`no ${what} yet`);
+          return got;
+        },
+        { timeout: ms, interval: 100 },
+      )
+      .catch(() => undefined);
     if (value !== undefined) return value;
     const tail = (terminal: Terminal | undefined): string => terminal?.output.slice(-3000) ?? '';
     throw new Error(
@@ -101,6 +102,9 @@ describe('docs/quickstart.md, run as written against npm start', () => {
       .map((line) => JSON.parse(line.slice(name.length + 1)) as Record<string, unknown>);
 
   beforeAll(async () => {
+    // The test setup installs curl where it can (provisionCurl); elsewhere, say how to get it
+    // rather than fail at the first step with `curl: command not found`.
+    if (!curlAvailable()) throw new Error(curlMissingMessage());
     writeFileSync(state, '');
     const api = await freePort();
     const sim = await freePort();

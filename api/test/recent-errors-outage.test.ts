@@ -1,20 +1,15 @@
 import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, createTenant, startApi, type TestApi, type TestTenant } from './helpers.js';
+import { ADMIN_KEY, useApi, useTenant } from './helpers.js';
 
 let redis: SpawnedRedis;
-let api: TestApi;
-let tenant: TestTenant;
 
 beforeAll(async () => {
   redis = await spawnRedis({ appendOnly: false });
-  api = await startApi({ REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '200' });
-  tenant = await createTenant(api);
 });
-afterAll(async () => {
-  await api.close();
-  await redis.stop();
-});
+afterAll(() => redis.stop());
+const api = useApi(() => ({ REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: '200' }));
+const tenant = useTenant(api);
 
 describe('recent errors while Redis is down', () => {
   it('a 5xx caused by the outage is still listed, from this process', async () => {

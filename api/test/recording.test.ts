@@ -7,24 +7,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LuaScripts, RecordingStore, recordingPath, sessionId, wavHeader } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTenant, seedSession, startApi, type TestApi, type TestTenant } from './helpers.js';
+import { seedSession, useApi, useTenant, type TestTenant } from './helpers.js';
 
-let api: TestApi;
 let store: RecordingStore;
 let dir: string;
-let tenant: TestTenant;
-let other: TestTenant;
 const prefix = 'rcd01';
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'voicegw-api-recordings-'));
-  api = await startApi({ RECORDINGS_DIR: dir, PUBLIC_BASE_URL: 'https://voice.example.com/' });
-  store = new RecordingStore(api.redis, api.keys, new LuaScripts(api.redis));
-  [tenant, other] = await Promise.all([createTenant(api), createTenant(api)]);
 });
-afterAll(async () => {
-  await api.close();
-  await rm(dir, { recursive: true, force: true });
+afterAll(() => rm(dir, { recursive: true, force: true }));
+const api = useApi(() => ({ RECORDINGS_DIR: dir, PUBLIC_BASE_URL: 'https://voice.example.com/' }));
+const tenant = useTenant(api);
+const other = useTenant(api);
+beforeAll(() => {
+  store = new RecordingStore(api.redis, api.keys, new LuaScripts(api.redis));
 });
 
 /** `ms` of a ramp at 8 kHz: distinct samples, so served bytes can be compared exactly. */

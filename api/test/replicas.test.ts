@@ -2,14 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { freePort, stopChild } from '@voicegw/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startApi, type TestApi } from './helpers.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ADMIN_KEY, useApi } from './helpers.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Counted from the moment the change was answered by the replica that made it. */
 const DEADLINE_MS = 100;
 
-let local: TestApi;
+const PREFIX = `t${randomBytes(4).toString('hex')}`;
+const local = useApi({ REDIS_PREFIX: PREFIX });
 let localUrl: string;
 let replica: ChildProcess;
 let replicaUrl: string;
@@ -37,28 +38,22 @@ async function startReplica(prefix: string, redisUrl: string): Promise<void> {
   });
   replica.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   replica.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (replica.exitCode !== null) throw new Error(`replica exited:\n${output}`);
-    const up = await fetch(`${replicaUrl}/health`).then(
-      (res) => res.status === 200,
-      () => false,
-    );
-    if (up) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`replica did not answer /health in 20 s:\n${output}`);
+  await vi.waitFor(
+    async () => {
+      if (replica.exitCode !== null) throw new Error(`replica exited:\n${output}`);
+      const health = await fetch(`${replicaUrl}/health`).catch(() => undefined);
+      if (health?.status !== 200) throw new Error(`replica did not answer /health:\n${output}`);
+    },
+    { timeout: 20_000, interval: 50 },
+  );
 }
 
 beforeAll(async () => {
-  const prefix = `t${randomBytes(4).toString('hex')}`;
-  local = await startApi({ REDIS_PREFIX: prefix });
   localUrl = await local.app.listen({ port: 0, host: '127.0.0.1' });
-  await startReplica(prefix, local.config.REDIS_URL);
+  await startReplica(PREFIX, local.config.REDIS_URL);
 }, 30_000);
 afterAll(async () => {
   if (replica) await stopChild(replica);
-  await local?.close();
 });
 
 const admin = (base: string, method: 'POST' | 'DELETE', appId: string, body?: unknown) =>

@@ -1,27 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandMessage } from '@voicegw/shared';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   commandsFor,
   createTenant,
+  useTenant,
+  withApi,
   json,
   liveNode,
+  useLiveNode,
   seedSession,
-  startApi,
-  type TestApi,
+  useApi,
   type TestTenant,
 } from './helpers.js';
 
-let api: TestApi;
-let tenant: TestTenant;
-let node: string;
+const api = useApi({ RECORDING_SERVICE_URL: 'ws://127.0.0.1:9/record' });
+const tenant = useTenant(api);
 
-beforeAll(async () => {
-  api = await startApi({ RECORDING_SERVICE_URL: 'ws://127.0.0.1:9/record' });
-  tenant = await createTenant(api);
-  node = await liveNode(api);
-});
-afterAll(() => api.close());
+const node = useLiveNode(api);
 
 function post(
   session: string,
@@ -40,8 +36,8 @@ function post(
   });
 }
 
-const newSession = () => seedSession(api, tenant, node);
-const lastCommand = async () => (await commandsFor(api, node)).at(-1);
+const newSession = () => seedSession(api, tenant, node.prefix);
+const lastCommand = async () => (await commandsFor(api, node.prefix)).at(-1);
 const deferred = {
   operation_id: expect.stringMatching(
     /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/,
@@ -265,9 +261,8 @@ describe('rejections', () => {
   });
 
   /** record/start on a fresh api with `env`. */
-  async function recordStartWith(env: Record<string, string>) {
-    const bare = await startApi(env);
-    try {
+  function recordStartWith(env: Record<string, string>) {
+    return withApi(env, async (bare) => {
       const who = await createTenant(bare);
       const prefix = await liveNode(bare);
       const session = await seedSession(bare, who, prefix);
@@ -276,9 +271,7 @@ describe('rejections', () => {
         url: `/api/v1/sessions/${session}/commands/record/start`,
         headers: who.headers,
       });
-    } finally {
-      await bare.close();
-    }
+    });
   }
 
   it('record/start answers 503 in stream mode when no recording service is configured', async () => {
@@ -302,7 +295,7 @@ describe('rejections', () => {
 
 describe('ownership', () => {
   it('an unknown or malformed session answers 404', async () => {
-    for (const id of [`${node}-${randomUUID()}`, 'not-a-session']) {
+    for (const id of [`${node.prefix}-${randomUUID()}`, 'not-a-session']) {
       const res = await post(id, 'answer');
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ success: false, error: 'Session not found' });
@@ -312,7 +305,7 @@ describe('ownership', () => {
   it("another app's session answers 403 and nothing is enqueued", async () => {
     const other = await createTenant(api);
     const session = await newSession();
-    const before = (await commandsFor(api, node)).length;
+    const before = (await commandsFor(api, node.prefix)).length;
     for (const command of [
       'answer',
       'hangup',
@@ -327,7 +320,7 @@ describe('ownership', () => {
         error: 'Session belongs to a different application',
       });
     }
-    expect(await commandsFor(api, node)).toHaveLength(before);
+    expect(await commandsFor(api, node.prefix)).toHaveLength(before);
   });
 
   it('an ended session answers 404', async () => {
@@ -355,7 +348,7 @@ describe('idempotency', () => {
     const second = await post(session, 'playback/start', { urls: [URL], command_uid: 'again' });
     expect(second.statusCode).toBe(202);
     expect(second.json()).toEqual(first.json());
-    const mine = (await commandsFor(api, node)).filter(
+    const mine = (await commandsFor(api, node.prefix)).filter(
       (c) => c.kind === 'session' && c.session_id === session,
     );
     expect(mine).toHaveLength(1);
@@ -380,11 +373,11 @@ describe('idempotency', () => {
       post(good, 'answer'),
       post(broken, 'answer'),
       post(other, 'hangup'),
-      post(`${node}-${randomUUID()}`, 'answer'),
+      post(`${node.prefix}-${randomUUID()}`, 'answer'),
     ]);
     expect(replies.map((r) => r.statusCode)).toEqual([202, 500, 202, 404]);
     expect(replies[1]?.json()).toEqual({ success: false, error: 'Internal server error' });
-    const commands = (await commandsFor(api, node)).filter(
+    const commands = (await commandsFor(api, node.prefix)).filter(
       (c) => c.kind === 'session' && [good, other, broken].includes(c.session_id),
     );
     expect(commands.map((c) => c.kind === 'session' && c.session_id)).toEqual([good, other]);
@@ -397,7 +390,7 @@ describe('idempotency', () => {
     );
     expect(replies.every((r) => r.statusCode === 202)).toBe(true);
     expect(new Set(replies.map((r) => r.json().operation_id)).size).toBe(1);
-    const mine = (await commandsFor(api, node)).filter(
+    const mine = (await commandsFor(api, node.prefix)).filter(
       (c) => c.kind === 'session' && c.session_id === session,
     );
     expect(mine).toHaveLength(1);
@@ -411,7 +404,9 @@ describe('a command_uid reused for another command or body', () => {
   };
   const commandName = (c: CommandMessage) => (c.kind === 'session' ? c.command : c.kind);
   const sessionCommands = async (session: string) =>
-    (await commandsFor(api, node)).filter((c) => c.kind === 'session' && c.session_id === session);
+    (await commandsFor(api, node.prefix)).filter(
+      (c) => c.kind === 'session' && c.session_id === session,
+    );
 
   it.each([
     ['hangup', undefined],
@@ -530,7 +525,7 @@ describe('cooldown groups', () => {
 async function joinedMember(
   session: string,
   muted: boolean,
-  roomId = `${node}-room-${randomUUID()}`,
+  roomId = `${node.prefix}-room-${randomUUID()}`,
 ) {
   await api.redis.hset(api.keys.session(session), {
     conf_state: 'joined',
@@ -542,8 +537,12 @@ async function joinedMember(
 }
 
 async function createRoom(owner: TestTenant = tenant): Promise<string> {
-  const id = `${node}-room-${randomUUID()}`;
-  await api.redis.hset(api.keys.room(id), { app_id: owner.appId, name: `r${randomUUID()}`, node });
+  const id = `${node.prefix}-room-${randomUUID()}`;
+  await api.redis.hset(api.keys.room(id), {
+    app_id: owner.appId,
+    name: `r${randomUUID()}`,
+    node: node.prefix,
+  });
   return id;
 }
 
@@ -566,7 +565,7 @@ describe('conference membership rules', () => {
 
   it('join of an unknown room answers 404 and of another app’s room 403', async () => {
     const unknown = await post(await newSession(), 'conference/join', {
-      room_id: `${node}-room-${randomUUID()}`,
+      room_id: `${node.prefix}-room-${randomUUID()}`,
     });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error).toBe('Room not found');
@@ -580,11 +579,11 @@ describe('conference membership rules', () => {
   it('join of the same room when joined answers 200 already_joined without enqueueing', async () => {
     const session = await newSession();
     const room = await joinedMember(session, true, await createRoom());
-    const before = (await commandsFor(api, node)).length;
+    const before = (await commandsFor(api, node.prefix)).length;
     const res = await post(session, 'conference/join', { room_id: room });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ status: 'already_joined', room_id: room });
-    expect(await commandsFor(api, node)).toHaveLength(before);
+    expect(await commandsFor(api, node.prefix)).toHaveLength(before);
   });
 
   it('join of a different room answers 409', async () => {

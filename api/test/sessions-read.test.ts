@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createTenant,
-  liveNode,
-  seedSession,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant, useLiveNode, seedSession, useApi } from './helpers.js';
 
 // GET /sessions and GET /sessions/{uuid} on sessions seeded as the media node and dial write
 // them; the media node's own writes (answer, hangup, other nodes) are in
 // media-node/test/node/sessions.test.ts.
 
-let api: TestApi;
-let tenant: TestTenant;
-let other: TestTenant;
-let node: string;
+const api = useApi();
+const tenant = useTenant(api);
+const other = useTenant(api);
 /** The tenant's 30 sessions, newest first: 20 inbound, 10 outbound, some sharing a millisecond. */
 let newestFirst: string[];
 const BASE = Date.UTC(2026, 0, 1);
@@ -55,17 +47,14 @@ const walk = async (query: string): Promise<{ ids: string[]; pages: number }> =>
   return { ids, pages };
 };
 
+const node = useLiveNode(api);
 beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
-  other = await createTenant(api);
-  node = await liveNode(api);
   const seeded: Array<{ id: string; at: number }> = [];
   for (let i = 0; i < 30; i++) {
     // Pairs share a creation millisecond: the cursor must order ties.
     const at = BASE + Math.floor(i / 2);
     const outbound = i % 3 === 0;
-    const id = await seedSession(api, tenant, node, {
+    const id = await seedSession(api, tenant, node.prefix, {
       created_at: at,
       ...(outbound
         ? {
@@ -81,9 +70,8 @@ beforeAll(async () => {
     seeded.push({ id, at });
   }
   newestFirst = seeded.sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1)).map((s) => s.id);
-  await seedSession(api, other, node);
+  await seedSession(api, other, node.prefix);
 });
-afterAll(() => api.close());
 
 describe('GET /api/v1/sessions', () => {
   it('lists the app’s sessions newest first, 20 by default, with an opaque next_cursor', async () => {
@@ -126,7 +114,7 @@ describe('GET /api/v1/sessions', () => {
   });
 
   it('leaves out of status=active a session whose hash says it ended (it ended between the reads)', async () => {
-    const id = await seedSession(api, tenant, node, { created_at: BASE + 1000 });
+    const id = await seedSession(api, tenant, node.prefix, { created_at: BASE + 1000 });
     expect((await list('?status=active&limit=1')).sessions[0]?.session_uuid).toBe(id);
     // The state endSession-6.lua leaves in the hash, seen before the index read of a later list.
     await api.redis.hset(api.keys.session(id), 'ended_at', String(BASE + 2000));
@@ -191,7 +179,7 @@ describe('GET /api/v1/sessions', () => {
 
 describe('GET /api/v1/sessions/{uuid}', () => {
   it('reads an inbound session', async () => {
-    const id = await seedSession(api, tenant, node, { created_at: BASE - 5 });
+    const id = await seedSession(api, tenant, node.prefix, { created_at: BASE - 5 });
     const res = await get(`/api/v1/sessions/${id}`);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
@@ -245,7 +233,7 @@ describe('GET /api/v1/sessions/{uuid}', () => {
   });
 
   it('answers 404 once the record has expired', async () => {
-    const id = await seedSession(api, tenant, node);
+    const id = await seedSession(api, tenant, node.prefix);
     await api.redis.del(api.keys.session(id));
     const res = await get(`/api/v1/sessions/${id}`);
     expect(res.statusCode).toBe(404);

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkWebhookUrl } from '../src/domain/webhook-url.js';
 import { literalRefusal, vettedLookup, WebhookSender } from '../src/webhooks/sender.js';
-import { ADMIN_KEY, json, startApi, type TestApi } from './helpers.js';
+import { ADMIN_KEY, json, useApi } from './helpers.js';
 
 /**
  * Every address form the SSRF rule knows, refused or accepted, checked where the rule applies:
@@ -75,12 +75,11 @@ const HOST = 'hooks.example.test';
 const literalUrl = (address: string, port?: number) =>
   `https://${address.includes(':') ? `[${address}]` : address}${port ? `:${port}` : ''}/hook`;
 
-let api: TestApi;
+const api = useApi({ ALLOW_HTTP_WEBHOOKS: 'false', ALLOW_LOCALHOST_WEBHOOKS: 'false' });
 let sender: WebhookSender;
 let registered = 0;
 
 beforeAll(async () => {
-  api = await startApi({ ALLOW_HTTP_WEBHOOKS: 'false', ALLOW_LOCALHOST_WEBHOOKS: 'false' });
   // Only refused addresses go through it: nothing is connected to.
   sender = new WebhookSender({
     timeoutMs: 300,
@@ -93,10 +92,7 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(async () => {
-  await sender.close();
-  await api.close();
-});
+afterAll(() => sender.close());
 
 /** Per-address host names for the sender's lookup, so that its pools never mix addresses. */
 const resolved = new Map<string, string>();

@@ -31,7 +31,7 @@ export const USAGE = `npm run bench [-- options]
   --rounds <n>        alternating rounds of api-command and webhooks (BENCH_ROUNDS, default 3)
   --help`;
 
-export class OptionsError extends Error {
+class OptionsError extends Error {
   override name = 'OptionsError';
 }
 

@@ -104,7 +104,7 @@ class ThisHost implements Host {
   }
 }
 
-export const THIS_HOST: Host = new ThisHost();
+const THIS_HOST: Host = new ThisHost();
 
 export interface CalmlyOptions<T> {
   readonly sensitivity: Sensitivity;

@@ -112,7 +112,7 @@ async function memory(stack: MediaStack, gw: Gateway): Promise<MemoryPoint> {
 }
 
 /** 1/10, 1/4, 1/2 and all of `max`. */
-export const rampSteps = (max: number): number[] =>
+const rampSteps = (max: number): number[] =>
   [...new Set([max / 10, max / 4, max / 2, max].map((n) => Math.max(1, Math.round(n))))].sort(
     (a, b) => a - b,
   );

@@ -55,22 +55,53 @@ function cpuRows(what: string, gw: Measured, raw: Measured): Cell[][] {
 }
 
 export function mediaNodeReport(options: BenchOptions, f: MediaNodeFigures): ScenarioResult {
-  const { calls, rawCalls, commands, rawCommands, ramp } = f;
-  const c = options.connections;
-  const sustained = ramp.steps.filter((s) => s.sustained).at(-1);
-  const bytes = (pick: (m: MemoryPoint) => number): number => perSession(ramp, pick);
-  const nodeHeap = bytes((m) => m.node.heapUsed);
-  const simHeap = bytes((m) => m.simulator.heapUsed);
+  const failed = failedCounts(f);
+  const sustained = f.ramp.steps.filter((s) => s.sustained).at(-1)?.sessions ?? 0;
+  const heap = {
+    node: perSession(f.ramp, (m) => m.node.heapUsed),
+    simulator: perSession(f.ramp, (m) => m.simulator.heapUsed),
+  };
+  return {
+    columns: ['measurement', 'gateway', 'simulator alone', 'gateway / simulator'],
+    rows: [
+      ...callRows(options.connections, f.calls, f.rawCalls),
+      ...commandRows(options.connections, f.commands, f.rawCommands),
+      ...sessionRows(options.sessions, f.ramp, sustained, heap),
+      ['failed calls and commands', count(failed.gateway), count(failed.baseline), ''],
+    ],
+    checks: checks(options.sessions, failed, sustained),
+    chart: chartBars(f, heap),
+    notes: notes(f),
+  };
+}
+
+interface Failed {
+  readonly gateway: number;
+  readonly baseline: number;
+}
+
+/** Heap per live session, in bytes: the media node's, and the simulator's per channel. */
+interface HeapPerSession {
+  readonly node: number;
+  readonly simulator: number;
+}
+
+/** Calls and commands that failed, ramp included: any makes the figures invalid. */
+function failedCounts(f: MediaNodeFigures): Failed {
   const failures = (a: Measured, b: CommandsMeasured, opening: Settled<unknown>): number =>
     a.load.failed + b.load.failed + b.probe.failed + opening.failed;
-  const gwFailed =
-    failures(calls, commands, f.openFailures.gateway) +
-    ramp.steps.reduce((n, s) => n + s.failedToOpen + s.probe.failed, 0);
-  const rawFailed = failures(rawCalls, rawCommands, f.openFailures.baseline);
+  return {
+    gateway:
+      failures(f.calls, f.commands, f.openFailures.gateway) +
+      f.ramp.steps.reduce((n, s) => n + s.failedToOpen + s.probe.failed, 0),
+    baseline: failures(f.rawCalls, f.rawCommands, f.openFailures.baseline),
+  };
+}
 
-  const rows: Cell[][] = [
+function callRows(connections: number, calls: Measured, rawCalls: Measured): Cell[][] {
+  return [
     [
-      `inbound calls/s, ${c} at once (placed, answered, hung up)`,
+      `inbound calls/s, ${connections} at once (placed, answered, hung up)`,
       perSec(calls.load.perSec),
       perSec(rawCalls.load.perSec),
       ratio(calls.load.perSec / rawCalls.load.perSec),
@@ -94,8 +125,17 @@ export function mediaNodeReport(options: BenchOptions, f: MediaNodeFigures): Sce
       '',
     ],
     ...cpuRows('call', calls, rawCalls),
+  ];
+}
+
+function commandRows(
+  connections: number,
+  commands: CommandsMeasured,
+  rawCommands: CommandsMeasured,
+): Cell[][] {
+  return [
     [
-      `commands/s, ${c} in flight (POST → command.result)`,
+      `commands/s, ${connections} in flight (POST → command.result)`,
       perSec(commands.load.perSec),
       perSec(rawCommands.load.perSec),
       ratio(commands.load.perSec / rawCommands.load.perSec),
@@ -124,16 +164,23 @@ export function mediaNodeReport(options: BenchOptions, f: MediaNodeFigures): Sce
       `at ${PROBE_RATE} commands/s: where the time goes`,
     ),
     ...cpuRows('command', commands, rawCommands),
-    [
-      `live sessions sustained (ramp to ${count(options.sessions)})`,
-      count(sustained?.sessions ?? 0),
-      '—',
-      '',
-    ],
+  ];
+}
+
+/** The ramp: sessions sustained, memory per session, and each step's latency and heap. */
+function sessionRows(
+  sessions: number,
+  ramp: Ramp,
+  sustained: number,
+  heap: HeapPerSession,
+): Cell[][] {
+  const bytes = (pick: (m: MemoryPoint) => number): number => perSession(ramp, pick);
+  return [
+    [`live sessions sustained (ramp to ${count(sessions)})`, count(sustained), '—', ''],
     [
       'heap per live session KiB (baseline: simulator per channel)',
-      kib(nodeHeap),
-      kib(simHeap),
+      kib(heap.node),
+      kib(heap.simulator),
       '',
     ],
     [
@@ -149,23 +196,27 @@ export function mediaNodeReport(options: BenchOptions, f: MediaNodeFigures): Sce
       '',
       '',
     ]),
-    ['failed calls and commands', count(gwFailed), count(rawFailed), ''],
   ];
+}
 
-  const checks: Check[] = [
+function checks(sessions: number, failed: Failed, sustained: number): Check[] {
+  return [
     {
       target: 'every call and command completed (otherwise the figures are not valid)',
-      actual: `${count(gwFailed)} gateway, ${count(rawFailed)} baseline failed`,
-      pass: gwFailed === 0 && rawFailed === 0,
+      actual: `${count(failed.gateway)} gateway, ${count(failed.baseline)} baseline failed`,
+      pass: failed.gateway === 0 && failed.baseline === 0,
     },
     {
-      target: `${count(options.sessions)} live sessions on one media node, every command executed, p99 < ${SUSTAINED_P99_MS} ms`,
-      actual: `${count(sustained?.sessions ?? 0)} sustained`,
-      pass: sustained?.sessions === options.sessions,
+      target: `${count(sessions)} live sessions on one media node, every command executed, p99 < ${SUSTAINED_P99_MS} ms`,
+      actual: `${count(sustained)} sustained`,
+      pass: sustained === sessions,
     },
   ];
+}
 
-  const chart: ChartBar[] = [
+function chartBars(f: MediaNodeFigures, heap: HeapPerSession): ChartBar[] {
+  const { calls, rawCalls, commands, rawCommands } = f;
+  return [
     {
       label: 'inbound calls/s',
       unit: 'calls/s',
@@ -199,40 +250,36 @@ export function mediaNodeReport(options: BenchOptions, f: MediaNodeFigures): Sce
     {
       label: 'heap per live session',
       unit: 'KiB',
-      value: nodeHeap / 1024,
-      baseline: simHeap / 1024,
+      value: heap.node / 1024,
+      baseline: heap.simulator / 1024,
     },
   ];
+}
 
+function notes(f: MediaNodeFigures): string[] {
   const failedNotes = [
-    ...calls.load.errors,
-    ...commands.load.errors,
-    ...ramp.errors,
+    ...f.calls.load.errors,
+    ...f.commands.load.errors,
+    ...f.ramp.errors,
     ...f.openFailures.gateway.errors,
-    ...rawCalls.load.errors,
-    ...rawCommands.load.errors,
+    ...f.rawCalls.load.errors,
+    ...f.rawCommands.load.errors,
     ...f.openFailures.baseline.errors,
   ];
-  return {
-    columns: ['measurement', 'gateway', 'simulator alone', 'gateway / simulator'],
-    rows,
-    checks,
-    chart,
-    notes: [
-      `gateway: simulator → media node → Redis ${f.redisVersion} (AOF everysec) → api, each in a ` +
-        `process of its own; calls are routed by DID, commands are \`answer\` on answered calls ` +
-        `(deferred: confirmed by FreeSWITCH's EXECUTE_COMPLETE); events read from the Redis ` +
-        `event stream (${count(f.eventsRead)} read), as the webhook dispatcher reads them`,
-      `baseline: the same simulator driven over a bare event socket by the load generator ` +
-        `(sendmsg execute answer, uuid_kill), with no media node, api or Redis: what a program ` +
-        `talking to FreeSWITCH directly gets on this machine`,
-      `commands spread over ${count(200)} live calls; latency at ${PROBE_RATE} commands/s is an ` +
-        `open-loop paced load; the ramp runs first, on a fresh media node; memory is measured ` +
-        `after a full GC in each process, per session = the slope of memory over the ramp's ` +
-        `sustained steps (RSS moves in pages and arenas: only the heap figure is exact)`,
-      `CPU per call or command: user + system time of each process during the maximum-throughput ` +
-        `run, divided by what completed; it depends far less than rates on what else runs`,
-      ...(failedNotes.length > 0 ? [`first failures: ${failedNotes.slice(0, 3).join(' | ')}`] : []),
-    ],
-  };
+  return [
+    `gateway: simulator → media node → Redis ${f.redisVersion} (AOF everysec) → api, each in a ` +
+      `process of its own; calls are routed by DID, commands are \`answer\` on answered calls ` +
+      `(deferred: confirmed by FreeSWITCH's EXECUTE_COMPLETE); events read from the Redis ` +
+      `event stream (${count(f.eventsRead)} read), as the webhook dispatcher reads them`,
+    `baseline: the same simulator driven over a bare event socket by the load generator ` +
+      `(sendmsg execute answer, uuid_kill), with no media node, api or Redis: what a program ` +
+      `talking to FreeSWITCH directly gets on this machine`,
+    `commands spread over ${count(200)} live calls; latency at ${PROBE_RATE} commands/s is an ` +
+      `open-loop paced load; the ramp runs first, on a fresh media node; memory is measured ` +
+      `after a full GC in each process, per session = the slope of memory over the ramp's ` +
+      `sustained steps (RSS moves in pages and arenas: only the heap figure is exact)`,
+    `CPU per call or command: user + system time of each process during the maximum-throughput ` +
+      `run, divided by what completed; it depends far less than rates on what else runs`,
+    ...(failedNotes.length > 0 ? [`first failures: ${failedNotes.slice(0, 3).join(' | ')}`] : []),
+  ];
 }

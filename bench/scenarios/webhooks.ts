@@ -100,17 +100,60 @@ async function measureEndToEnd(
   }
 }
 
+const COLUMNS = ['measurement', 'dispatcher', 'raw undici', 'dispatcher / raw'];
+
 function report(t: ThroughputResult, e: EndToEnd | Error): ScenarioResult {
+  const sent = throughputFigures(t);
+  const rows = throughputRows(sent);
+  const checks: Check[] = [
+    {
+      target: `dispatcher/raw webhooks/s ≥ ${MIN_RATIO}`,
+      actual: ratio(sent.share),
+      pass: sent.share >= MIN_RATIO,
+    },
+  ];
+  const notes = throughputNotes(t, e);
+  if (e instanceof Error) {
+    notes.push(`end to end not measured: ${e.message}`);
+    checks.push({
+      target: `command → webhook p99 ≤ ${E2E_P99_MS} ms`,
+      actual: 'not run',
+      pass: false,
+    });
+    return { columns: COLUMNS, rows, checks, notes };
+  }
+  const endToEnd = endToEndFigures(e);
+  rows.push(...endToEnd.rows);
+  checks.push(endToEnd.check);
+  notes.push(endToEnd.note);
+  return {
+    columns: COLUMNS,
+    rows,
+    checks,
+    notes,
+    chart: [
+      { label: 'webhooks/s', unit: '/s', value: sent.dispatcher.perSec, baseline: sent.raw.perSec },
+    ],
+  };
+}
+
+/** The median round of the raw loop and of the dispatcher, and the median of their ratios. */
+function throughputFigures(t: ThroughputResult) {
   const of = (runs: readonly SenderRun[], pick: (run: SenderRun) => number): number =>
     median(runs.map(pick));
-  const raw = { perSec: of(t.raw, (r) => r.perSec), cpuUs: of(t.raw, (r) => r.cpuUs) };
-  const d = {
-    perSec: of(t.dispatcher, (r) => r.perSec),
-    cpuUs: of(t.dispatcher, (r) => r.cpuUs),
-    redisCpuUs: of(t.dispatcher, (r) => r.redisCpuUs),
+  return {
+    raw: { perSec: of(t.raw, (r) => r.perSec), cpuUs: of(t.raw, (r) => r.cpuUs) },
+    dispatcher: {
+      perSec: of(t.dispatcher, (r) => r.perSec),
+      cpuUs: of(t.dispatcher, (r) => r.cpuUs),
+      redisCpuUs: of(t.dispatcher, (r) => r.redisCpuUs),
+    },
+    // Each round's runs were side by side in time: the median of the rounds' ratios.
+    share: median(t.dispatcher.map((run, i) => run.perSec / t.raw[i]!.perSec)),
   };
-  // Each round's runs were side by side in time: the median of the rounds' ratios.
-  const share = median(t.dispatcher.map((run, i) => run.perSec / t.raw[i]!.perSec));
+}
+
+function throughputRows({ raw, dispatcher: d, share }: ReturnType<typeof throughputFigures>) {
   const rows: Cell[][] = [
     [
       `webhooks/s over ${WEBHOOK_APPS} apps (backlog drained)`,
@@ -121,14 +164,11 @@ function report(t: ThroughputResult, e: EndToEnd | Error): ScenarioResult {
     ['CPU per webhook µs: sender process', us(d.cpuUs), us(raw.cpuUs), ratio(d.cpuUs / raw.cpuUs)],
     ['CPU per webhook µs: redis', us(d.redisCpuUs), '—', ''],
   ];
-  const checks: Check[] = [
-    {
-      target: `dispatcher/raw webhooks/s ≥ ${MIN_RATIO}`,
-      actual: ratio(share),
-      pass: share >= MIN_RATIO,
-    },
-  ];
-  const notes = [
+  return rows;
+}
+
+function throughputNotes(t: ThroughputResult, e: EndToEnd | Error): string[] {
+  return [
     `redis ${t.redisVersion} (AOF everysec); receiver: node:http on 127.0.0.1 answering 204, in the generator process`,
     `${t.raw.length} rounds, raw and dispatcher alternately (ABBA order); every figure is the ` +
       `median round, the ratio the median of the rounds' ratios; per round, dispatcher / raw ` +
@@ -149,48 +189,32 @@ function report(t: ThroughputResult, e: EndToEnd | Error): ScenarioResult {
       `${count(t.raw.reduce((n, r) => n + r.delivered, 0))} 2xx, ` +
       `${count(t.raw.reduce((n, r) => n + r.failed, 0))} failed`,
   ];
-  if (e instanceof Error) {
-    notes.push(`end to end not measured: ${e.message}`);
-    checks.push({
-      target: `command → webhook p99 ≤ ${E2E_P99_MS} ms`,
-      actual: 'not run',
-      pass: false,
-    });
-    return {
-      columns: ['measurement', 'dispatcher', 'raw undici', 'dispatcher / raw'],
-      rows,
-      checks,
-      notes,
-    };
-  }
+}
+
+/** The end-to-end rows, their check and the note on how the load ran. */
+function endToEndFigures(e: EndToEnd): { rows: Cell[][]; check: Check; note: string } {
   const [a50, a99] = stepPercentiles(e.load, 'accepted');
   const [w50, w99] = stepPercentiles(e.load, 'webhook');
-  rows.push(
-    [`at ${E2E_RATE} commands/s: POST → 202 p50 / p99 ms`, `${ms(a50)} / ${ms(a99)}`, '—', ''],
-    [
-      `at ${E2E_RATE} commands/s: POST → command.result webhook p50 / p99 ms`,
-      `${ms(w50)} / ${ms(w99)}`,
-      '—',
-      '',
+  return {
+    rows: [
+      [`at ${E2E_RATE} commands/s: POST → 202 p50 / p99 ms`, `${ms(a50)} / ${ms(a99)}`, '—', ''],
+      [
+        `at ${E2E_RATE} commands/s: POST → command.result webhook p50 / p99 ms`,
+        `${ms(w50)} / ${ms(w99)}`,
+        '—',
+        '',
+      ],
     ],
-  );
-  checks.push({
-    target: `command POST → its command.result webhook p99 ≤ ${E2E_P99_MS} ms at ${E2E_RATE}/s`,
-    actual: `${msUp(w99)} ms, ${count(e.load.failed)} failed`,
-    pass: w99 <= E2E_P99_MS && e.load.failed === 0,
-  });
-  notes.push(
-    `end to end: api, media node, simulator, dispatcher each in a process of its own; ${e.opened} live calls ` +
+    check: {
+      target: `command POST → its command.result webhook p99 ≤ ${E2E_P99_MS} ms at ${E2E_RATE}/s`,
+      actual: `${msUp(w99)} ms, ${count(e.load.failed)} failed`,
+      pass: w99 <= E2E_P99_MS && e.load.failed === 0,
+    },
+    note:
+      `end to end: api, media node, simulator, dispatcher each in a process of its own; ${e.opened} live calls ` +
       `(${e.openFailed} did not come up) over ${E2E_APPS} apps; playback/stop (immediate) round robin; ` +
       `achieved ${perSec(e.load.perSec)} commands/s, ${count(e.load.completed)} completed, ${count(e.load.failed)} failed` +
       (e.load.errors.length > 0 ? ` (${e.load.errors.join('; ')})` : ''),
-  );
-  return {
-    columns: ['measurement', 'dispatcher', 'raw undici', 'dispatcher / raw'],
-    rows,
-    checks,
-    notes,
-    chart: [{ label: 'webhooks/s', unit: '/s', value: d.perSec, baseline: raw.perSec }],
   };
 }
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMediaNodeConfig, startMediaNode } from '../lib/media-node-workspace.js';
+import { loadMediaNodeConfig, startMediaNode } from '@voicegw/media-node';
 import { answerHopsRequests, answerMemoryRequests, serveUntilStopped } from './protocol.js';
 
 /**

@@ -1,4 +1,4 @@
-import { startSimulator } from '../lib/media-node-workspace.js';
+import { startSimulator } from '@voicegw/media-node/sim';
 import { answerMemoryRequests, serveUntilStopped } from './protocol.js';
 
 /**

@@ -6,6 +6,9 @@ import { SimSwitch } from './core/switch.js';
 import { startEslServer } from './esl/server.js';
 import { buildControlApp } from './control/app.js';
 
+/** A WAV tone, for prompts served to the simulator (its playback reads the file's length). */
+export { makeToneWav } from './media/wav.js';
+
 export interface SimulatorOptions {
   readonly eslHost?: string;
   readonly eslPort?: number;

@@ -63,8 +63,9 @@ export const MediaNodeEnv = Type.Object({
   COMMAND_DEADLINE_MS: ms(
     5000,
     100,
-    'A session command read this long after the api accepted it (issued_at) is answered ' +
-      'success false, expired, instead of being executed late.',
+    'A command read this long after the api accepted it (issued_at) is answered as expired ' +
+      '(a session command: command.result success false; a dial: call.hangup failed; a room ' +
+      'control: not run) instead of being executed late.',
   ),
   DIAL_STRING_TEMPLATE: Type.String({
     default: 'sofia/gateway/pstn/{to}',

@@ -59,6 +59,7 @@ const NAMED: ReadonlyArray<readonly [string, string, Part]> = [
   ['DeadLetterList', 'GET /admin/apps/{app_id}/dead-letters', '200'],
   ['ReplayRequest', 'POST /admin/apps/{app_id}/dead-letters/replay', 'body'],
   ['ReplayResult', 'POST /admin/apps/{app_id}/dead-letters/replay', '200'],
+  ['WebhookRetryResult', 'POST /admin/apps/{app_id}/webhooks/retry', '202'],
   ['AdminHealth', 'GET /admin/health', '200'],
   ['RecentErrors', 'GET /admin/recent-errors', '200'],
 ];

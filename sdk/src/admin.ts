@@ -13,6 +13,7 @@ import type {
   RecentErrors,
   ReplayRequest,
   ReplayResult,
+  WebhookRetryResult,
 } from './contract.js';
 import { Http, type HttpOptions } from './http.js';
 
@@ -23,11 +24,12 @@ export interface VoiceGatewayAdminOptions extends HttpOptions {
 
 const seg = encodeURIComponent;
 
-/** The admin API: applications, their caller IDs and DIDs, dead letters, health. */
+/** The admin API: applications, their caller IDs and DIDs, webhook lanes, dead letters, health. */
 export class VoiceGatewayAdmin {
   readonly apps: Apps;
   readonly callerIds: NumberLists<CallerIdList, CallerIdDeleted>;
   readonly dids: NumberLists<DidList, DidDeleted>;
+  readonly webhooks: WebhookLanes;
   readonly deadLetters: DeadLetters;
   private readonly http: Http;
 
@@ -36,6 +38,7 @@ export class VoiceGatewayAdmin {
     this.apps = new Apps(this.http);
     this.callerIds = new NumberLists(this.http, 'cids');
     this.dids = new NumberLists(this.http, 'dids');
+    this.webhooks = new WebhookLanes(this.http);
     this.deadLetters = new DeadLetters(this.http);
   }
 
@@ -82,6 +85,20 @@ export class NumberLists<List, Deleted> {
   }
   private path(appId: string): string {
     return `/admin/apps/${seg(appId)}/${this.kind}`;
+  }
+}
+
+/** An app's webhook retry lane. */
+export class WebhookLanes {
+  constructor(private readonly http: Http) {}
+
+  /**
+   * After a receiver is fixed: the app's waiting webhooks are attempted now rather than at the
+   * head event's next scheduled attempt, then the events behind it, in order. An attempt that
+   * fails again does not use up the schedule. `waiting: 0, head: null` when nothing waits.
+   */
+  retry(appId: string): Promise<WebhookRetryResult> {
+    return this.http.json({ method: 'POST', path: `/admin/apps/${seg(appId)}/webhooks/retry` });
   }
 }
 

@@ -340,6 +340,26 @@ export type ReplayResult = {
   success: true;
 };
 
+export type WebhookRetryResult = {
+  app_id: string;
+  /** Null when nothing waits */
+  head: {
+    /** Attempts of the schedule made so far */
+    attempts: number;
+    event: string;
+    /** The event attempted now (its `webhook-id`) */
+    event_id: string;
+    last_error: string;
+    /** HTTP status of the last attempt; null when none arrived or none was made */
+    last_status: number | null;
+    /** When the schedule has the next attempt: if the attempt made now fails it does not count, and the event waits for this time again. Null when that attempt was due already (the attempt made now is it, and counts) */
+    scheduled_at: string | null;
+  } | null;
+  success: true;
+  /** Events in the app's retry lane, delivered in order once the head is */
+  waiting: number;
+};
+
 export type AdminHealth = {
   /** Live media nodes that cannot take calls as they should: no connection to their FreeSWITCH (e.g. a wrong ESL password), or a dial target FreeSWITCH does not have */
   degraded_media_nodes: Array<{

@@ -1,7 +1,7 @@
 // @voicegw/sdk: a typed client of the voicegw gateway, its admin API and its webhooks.
 export { VoiceGateway, Conferences, Sessions } from './client.js';
 export type { VoiceGatewayOptions } from './client.js';
-export { VoiceGatewayAdmin, Apps, NumberLists, DeadLetters } from './admin.js';
+export { VoiceGatewayAdmin, Apps, NumberLists, WebhookLanes, DeadLetters } from './admin.js';
 export type { VoiceGatewayAdminOptions } from './admin.js';
 export { VoiceGatewayError } from './errors.js';
 export { DEFAULT_RETRY } from './retry.js';

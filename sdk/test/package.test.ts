@@ -59,6 +59,7 @@ describe('the published package', () => {
       'VoiceGateway',
       'VoiceGatewayAdmin',
       'VoiceGatewayError',
+      'WebhookLanes',
       'WebhookVerificationError',
       'createWebhookHandler',
       'verifyWebhook',

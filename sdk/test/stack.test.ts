@@ -1,17 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startDispatcher, type Dispatcher } from '@voicegw/api';
+import { readWavLayout } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatcherEnv } from '../../api/test/dispatcher-helpers.js';
-import {
-  ADMIN_KEY,
-  mobile,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Stack,
-} from '../../media-node/test/node/harness.js';
+import { ADMIN_KEY, mobile } from '../../media-node/test/node/harness.js';
+import { useAudio, useStack } from '../../media-node/test/node/use-stack.js';
 import {
   createWebhookHandler,
   VoiceGateway,
@@ -19,15 +18,15 @@ import {
   VoiceGatewayError,
   type EventName,
   type WebhookEvent,
+  type WebhookRetryResult,
 } from '../src/index.js';
 
 // The SDK against a real gateway: the api listening on a port, a media node on the FreeSWITCH
-// simulator, the webhook dispatcher, all on the test Redis; the app's webhooks arrive at a
-// node:http server running createWebhookHandler, which only passes on verified events.
+// simulator (recording in file mode, as FreeSWITCH does by default), the webhook dispatcher, all
+// on the test Redis; the app's webhooks arrive at a node:http server running
+// createWebhookHandler, which only passes on verified events.
 
-let stack: Stack;
 let dispatcher: Dispatcher;
-let audio: AudioServer;
 let receiver: Server;
 let admin: VoiceGatewayAdmin;
 let gateway: VoiceGateway;
@@ -38,10 +37,20 @@ const appId = `sdk_${randomBytes(4).toString('hex')}`;
 const apiKey = `key-${randomBytes(12).toString('hex')}`;
 const from = '0721230000';
 
+const recordings = mkdtempSync(join(tmpdir(), 'voicegw-sdk-recordings-'));
+const recordingEnv = { RECORDING_MODE: 'file', RECORDINGS_DIR: recordings };
+const stack = useStack({
+  // recording_url names the public address; the SDK fetches its path from its own baseUrl.
+  apiEnv: { ...recordingEnv, PUBLIC_BASE_URL: 'https://voicegw.example' },
+  nodeEnv: recordingEnv,
+});
+const audio = useAudio();
 beforeAll(async () => {
-  [stack, audio] = await Promise.all([startStack(), startAudioServer()]);
   baseUrl = await stack.api.listen({ port: 0, host: '127.0.0.1' });
-  dispatcher = await startDispatcher(dispatcherEnv(stack.redisPrefix));
+  // A failed delivery waits an hour for its next attempt: only webhooks.retry brings it sooner.
+  dispatcher = await startDispatcher(
+    dispatcherEnv(stack.redisPrefix, { WEBHOOK_RETRY_SCHEDULE: '0,1h' }),
+  );
   receiver = createServer((req, res) => {
     // The secret is known once the app exists; every request is verified with it.
     void createWebhookHandler(secret, { '*': (event) => void received.push(event) })(req, res);
@@ -58,8 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await dispatcher?.close();
   await new Promise<void>((resolve) => receiver?.close(() => resolve()));
-  await audio?.close();
-  await stack?.close();
+  await rm(recordings, { recursive: true, force: true });
 });
 
 /** The first verified webhook of the session matching `match`, once it has arrived. */
@@ -211,4 +219,126 @@ describe('@voicegw/sdk against a running gateway', () => {
       .catch((e: unknown) => e);
     expect(unauthorized).toMatchObject({ status: 401, error: 'Invalid admin API key' });
   });
+  it('records a call and streams the WAV of its recording.completed through the SDK', async () => {
+    const to = mobile();
+    await stack.control.number(to, 'answer', 100);
+    const { session_uuid: session } = await gateway.dial({ to, from });
+    await webhook(session, 'call.answered');
+
+    const startSentAt = Date.now();
+    const start = await gateway.sessions.recordStart(session);
+    const started = await webhook(
+      session,
+      'command.result',
+      (e) => e.command_uid === start.command_uid,
+    );
+    expect(started).toMatchObject({ command: 'record.start', success: true });
+    const startSeenAt = Date.now();
+    // The call's audio (the simulator's tone) for a while; past record/start's 2 s cooldown.
+    await new Promise((resolve) => setTimeout(resolve, 2200));
+    const stopSentAt = Date.now();
+    await gateway.sessions.recordStop(session);
+    const completed = await webhook(
+      session,
+      'recording.completed',
+      (e) => e.command_uid === start.command_uid,
+    );
+    const completedAt = Date.now();
+    expect(completed).toMatchObject({ app_id: appId, session_uuid: session });
+
+    const wav = await bytesOf(gateway.recordingFromUrl(completed.recording_url));
+    const layout = readWavLayout(wav);
+    expect(layout).toMatchObject({ sampleRate: 8000, channels: 1, blockAlign: 2 });
+    // A finished file: the header's sizes are written and match the bytes.
+    expect(wav.readUInt32LE(4)).toBe(wav.length - 8);
+    expect(layout?.declaredBytes).toBe(wav.length - (layout?.dataOffset ?? 0));
+    const seconds = (layout?.declaredBytes ?? 0) / (layout?.byteRate ?? 1);
+    expect(completed.duration).toBe(Math.round(seconds * 1000) / 1000);
+    // From before start's command.result to after record/stop was sent.
+    expect(seconds).toBeGreaterThan((stopSentAt - startSeenAt) / 1000 - 0.1);
+    expect(seconds).toBeLessThan((completedAt - startSentAt) / 1000);
+
+    // The session's latest recording is the same file.
+    expect((await bytesOf(gateway.sessions.recording(session))).equals(wav)).toBe(true);
+    await gateway.sessions.hangup(session);
+    await webhook(session, 'call.hangup');
+  });
+
+  it("retries a waiting app's webhooks now once its receiver is fixed (admin.webhooks.retry)", async () => {
+    const lane = await laneApp();
+    // Nothing has failed yet: nothing waits.
+    expect(await admin.webhooks.retry(lane.appId)).toEqual({
+      success: true,
+      app_id: lane.appId,
+      waiting: 0,
+      head: null,
+    });
+    const { room_id: room } = await lane.gateway.conferences.create('lane');
+    await expect.poll(() => lane.refused).toBeGreaterThan(0);
+    // The first attempt failed: the event waits in the app's lane for an hour.
+    let waiting: WebhookRetryResult | undefined;
+    await expect
+      .poll(async () => (waiting = await admin.webhooks.retry(lane.appId)).waiting)
+      .toBe(1);
+    expect(waiting).toMatchObject({
+      success: true,
+      app_id: lane.appId,
+      waiting: 1,
+      head: { event: 'conference.created', attempts: 1, last_status: 503, last_error: 'HTTP 503' },
+    });
+    expect(Date.parse(waiting?.head?.scheduled_at ?? '')).toBeGreaterThan(Date.now() + 30 * 60_000);
+
+    lane.mend();
+    // Retry now until the mended receiver has it (a retry racing the previous failed attempt
+    // may find that attempt still in flight).
+    await expect
+      .poll(async () => {
+        if (lane.delivered.length === 0) await admin.webhooks.retry(lane.appId);
+        return lane.delivered;
+      })
+      .toEqual([expect.objectContaining({ event: 'conference.created', room_id: room })]);
+    await expect
+      .poll(() => admin.webhooks.retry(lane.appId))
+      .toEqual({ success: true, app_id: lane.appId, waiting: 0, head: null });
+    await lane.close();
+  });
 });
+
+async function bytesOf(body: Promise<ReadableStream<Uint8Array>>): Promise<Buffer> {
+  return Buffer.from(await new Response(await body).arrayBuffer());
+}
+
+/** An app whose receiver answers 503 until mended, then passes on verified events. */
+async function laneApp() {
+  const laneAppId = `sdk_lane_${randomBytes(4).toString('hex')}`;
+  const key = `key-${randomBytes(12).toString('hex')}`;
+  const state = { healthy: false, refused: 0, secret: '', delivered: [] as WebhookEvent[] };
+  const server = createServer((req, res) => {
+    if (!state.healthy) {
+      state.refused++;
+      req.resume();
+      res.writeHead(503).end();
+      return;
+    }
+    void createWebhookHandler(state.secret, { '*': (event) => void state.delivered.push(event) })(
+      req,
+      res,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  await admin.apps.save(laneAppId, { api_key: key, webhook_url: url, rate_limit: 10_000 });
+  state.secret = (await admin.apps.get(laneAppId)).webhook_secret;
+  return {
+    appId: laneAppId,
+    gateway: new VoiceGateway({ baseUrl, appId: laneAppId, apiKey: key }),
+    get refused() {
+      return state.refused;
+    },
+    delivered: state.delivered,
+    mend: () => {
+      state.healthy = true;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

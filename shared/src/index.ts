@@ -8,13 +8,22 @@ export type { HopMarks } from './hop-trace.js';
 export type { Logger, LoggerSettings } from './logger.js';
 export { spawnRedis, freePort, stopChild } from './dev/redis-server.js';
 export {
+  curlAvailable,
+  curlMissingMessage,
   planRedisServer,
+  provisionCurl,
   provisionOrExit,
   provisionRedisServer,
   redisServerAvailable,
   RedisProvisioningError,
 } from './dev/provision.js';
-export type { PlatformFacts, RedisPlan } from './dev/provision.js';
+export type {
+  CurlOptions,
+  CurlPlan,
+  MachineFacts,
+  PlatformFacts,
+  RedisPlan,
+} from './dev/provision.js';
 export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';
 export { captureLogger } from './dev/log-capture.js';
 export type { LogLine } from './dev/log-capture.js';
@@ -42,6 +51,7 @@ export {
   SessionCommandBodies,
   SESSION_COMMAND_NAMES,
   isSessionCommandName,
+  commandRoomId,
   resultCommandName,
   DialBody,
   AudioUrl,
@@ -53,7 +63,12 @@ export {
   COMMAND_UID_PATTERN,
 } from './commands/schemas.js';
 export type { SessionCommandName, SessionCommandArgs, DialArgs } from './commands/schemas.js';
-export { COMMAND_FIELD, encodeCommand, decodeCommand } from './commands/stream.js';
+export {
+  COMMAND_FIELD,
+  DEFERRED_TIMEOUT_MS,
+  encodeCommand,
+  decodeCommand,
+} from './commands/stream.js';
 export { COMMAND_GROUP, NODE_LOST, failedResult } from './commands/failure.js';
 export type {
   CommandMessage,
@@ -73,7 +88,14 @@ export type { RedisClientOptions } from './redis/client.js';
 export { LuaScripts } from './redis/scripts.js';
 export { untilWritten, writeOnce, isRedisUnavailable, RedisWriteAbandoned } from './redis/retry.js';
 export type { UntilWritten, UntilWrittenOptions } from './redis/retry.js';
-export type { ScriptName } from './redis/scripts.js';
+export { SCRIPT_BUILDERS as lua, type ScriptName } from './redis/lua/index.js';
+export {
+  ScriptCode,
+  failureCode,
+  scriptCodeName,
+  type ScriptCodeName,
+} from './redis/script-codes.js';
+export type { ScriptArg, ScriptRun } from './redis/script-spec.js';
 export { ScriptBatcher } from './redis/script-batcher.js';
 export type { BatchReply, ScriptBatcherOptions } from './redis/script-batcher.js';
 

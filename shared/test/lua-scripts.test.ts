@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LuaScripts, RedisKeys } from '../src/index.js';
+import { lua, LuaScripts, RedisKeys } from '../src/index.js';
 
 /** How the scripts travel: EVALSHA, EVAL after NOSCRIPT, arguments and replies byte-exact. */
 const keys = new RedisKeys(`scripts-${randomUUID().slice(0, 8)}`);
@@ -31,12 +31,18 @@ async function scriptCalls(): Promise<{ eval: number; evalsha: number }> {
 describe('LuaScripts', () => {
   it('runs a cached script by its SHA, and loads it with EVAL when Redis answers NOSCRIPT', async () => {
     const key = await liveSession();
-    expect(await scripts.run('updateSession', [key], ['state', 'one'])).toBe(1);
+    expect(
+      await scripts.run(lua.updateSession({ session: key }, { fields: ['state', 'one'] })),
+    ).toBe(1);
 
     await redis.script('FLUSH');
     const before = await scriptCalls();
-    expect(await scripts.run('updateSession', [key], ['state', 'two'])).toBe(1);
-    expect(await scripts.run('updateSession', [key], ['state', 'three'])).toBe(1);
+    expect(
+      await scripts.run(lua.updateSession({ session: key }, { fields: ['state', 'two'] })),
+    ).toBe(1);
+    expect(
+      await scripts.run(lua.updateSession({ session: key }, { fields: ['state', 'three'] })),
+    ).toBe(1);
     const after = await scriptCalls();
     // The first run after the flush: EVALSHA (NOSCRIPT), then EVAL; the second: EVALSHA alone.
     expect(after.eval - before.eval).toBe(1);
@@ -47,7 +53,9 @@ describe('LuaScripts', () => {
   it('sends arguments byte for byte, multi-byte UTF-8, numbers and empty strings included', async () => {
     const key = await liveSession();
     const hebrew = 'שלום עולם — ✓ 🎉';
-    await scripts.run('updateSession', [key], ['text', hebrew, 'count', 42, 'empty', '']);
+    await scripts.run(
+      lua.updateSession({ session: key }, { fields: ['text', hebrew, 'count', 42, 'empty', ''] }),
+    );
     expect(await redis.hgetall(key)).toEqual({
       app_id: 'app_a',
       text: hebrew,
@@ -59,21 +67,27 @@ describe('LuaScripts', () => {
   it('answers integers as numbers (arrays with nil: see script-batcher.test.ts)', async () => {
     const window = keys.rateWindow('ip', `app_a:${randomUUID()}`, 1);
     const other = keys.rateWindow('app', `app_a:${randomUUID()}`, 1);
-    expect(await scripts.run('rateLimit', [window, other], [1, 60_000, 0, 60_000])).toBe(0);
-    const wait = await scripts.run('rateLimit', [window, other], [1, 60_000, 0, 60_000]);
+    const windows = { ipWindow: window, appWindow: other };
+    const limits = { ipLimit: 1, ipWindowMs: 60_000, appLimit: 0, appWindowMs: 60_000 };
+    expect(await scripts.run(lua.rateLimit(windows, limits))).toBe(0);
+    const wait = await scripts.run(lua.rateLimit(windows, limits));
     expect(typeof wait).toBe('number');
     expect(wait).toBeGreaterThan(59_000);
-    expect(await scripts.run('updateSession', [keys.session('abcde-gone')], ['a', 'b'])).toBe(0);
+    expect(
+      await scripts.run(
+        lua.updateSession({ session: keys.session('abcde-gone') }, { fields: ['a', 'b'] }),
+      ),
+    ).toBe(0);
   });
 
   it('rejects a call with the wrong number of keys, and a script error as Redis words it', async () => {
-    await expect(scripts.run('updateSession', [], ['a', 'b'])).rejects.toThrow(
-      'script updateSession takes 1 keys, got 0',
-    );
+    // A run the builder did not make (the builder gives every run its script's keys).
+    const keyless = { name: 'updateSession', keys: [], args: ['a', 'b'] } as const;
+    await expect(scripts.run(keyless)).rejects.toThrow('script updateSession takes 1 keys, got 0');
     const key = await liveSession();
     // HSET with an odd number of arguments fails inside the script.
-    await expect(scripts.run('updateSession', [key], ['lonely'])).rejects.toThrow(
-      /wrong number of args/i,
-    );
+    await expect(
+      scripts.run(lua.updateSession({ session: key }, { fields: ['lonely'] })),
+    ).rejects.toThrow(/wrong number of args/i);
   });
 });

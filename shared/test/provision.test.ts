@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  curlMissingMessage,
   planRedisServer,
+  provisionCurl,
   provisionRedisServer,
   RedisProvisioningError,
   type PlatformFacts,
@@ -138,5 +140,58 @@ describe('provisionRedisServer', () => {
     expect(provisionRedisServer({ run: () => ({ ok: false, output: 'must not run' }) })).toBe(
       'present',
     );
+  });
+});
+
+describe('provisionCurl (docs/quickstart.md and its test run curl)', () => {
+  const machine = (facts: Partial<PlatformFacts> = {}) => {
+    const { redisServerFound: _found, redisUrlSet: _url, ...rest } = fresh(facts);
+    return rest;
+  };
+
+  it('installs it with apt on Debian as root, as redis-server, saying so in one line', () => {
+    const ran: string[][] = [];
+    const said: string[] = [];
+    const plan = provisionCurl({
+      facts: { ...machine(), curlFound: false },
+      run: (argv) => {
+        ran.push([...argv]);
+        return { ok: true, output: '' };
+      },
+      say: (line) => said.push(line),
+    });
+    expect(plan).toEqual({ kind: 'install' });
+    expect(ran).toEqual(
+      APT.map((step) => step.map((arg) => (arg === 'redis-server' ? 'curl' : arg))),
+    );
+    expect(said).toEqual([expect.stringMatching(/^curl not found: installing it with apt/)]);
+  });
+
+  it('elsewhere installs nothing and says how to get it; a failed apt step says where', () => {
+    const facts = { ...machine({ root: false }), curlFound: false };
+    expect(provisionCurl({ facts, run: () => ({ ok: false, output: 'must not run' }) })).toEqual({
+      kind: 'manual',
+      message: expect.stringContaining("`sudo sh -c 'apt-get update && apt-get install -y curl'`"),
+    });
+    const failing = provisionCurl({
+      facts: { ...machine(), curlFound: false },
+      run: () => ({ ok: false, output: 'E: Unable to locate package curl\n' }),
+      say: () => {},
+    });
+    expect(failing).toEqual({
+      kind: 'manual',
+      message: expect.stringMatching(
+        /^installing curl failed at `env DEBIAN_FRONTEND=noninteractive apt-get update -qq`:\nE: Unable/,
+      ),
+    });
+    expect(
+      curlMissingMessage({ ...machine({ osRelease: parseOsRelease('ID=alpine\n') }) }),
+    ).toContain('`apk add curl`');
+  });
+
+  it('on this machine, where the suite runs, curl is present', () => {
+    expect(provisionCurl({ run: () => ({ ok: false, output: 'must not run' }) })).toEqual({
+      kind: 'present',
+    });
   });
 });

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
+  lua,
   LuaScripts,
   NodeRegistry,
   RedisKeys,
   ScriptBatcher,
+  ScriptCode,
   SessionStore,
   sessionId,
 } from '../src/index.js';
@@ -48,44 +50,39 @@ beforeAll(async () => {
 
 afterAll(() => redis.disconnect());
 
-const batcher = (maxCalls: number): ScriptBatcher =>
-  new ScriptBatcher(scripts, {
-    script: 'sessionCommands',
-    keysPerCall: 9,
-    argsPerCall: 13,
-    maxCalls,
-  });
+const batcher = (maxCalls: number): ScriptBatcher<'sessionCommands'> =>
+  new ScriptBatcher(scripts, { script: 'sessionCommands', maxCalls });
 
-/** The keys and arguments of one `answer` command of `appId` on `session`, tagged by `tag`. */
+/** One `answer` command of `appId` on `session`, tagged by `tag`. */
 function answer(appId: string, session: string, tag: string) {
-  return {
-    keys: [
-      keys.rateWindow('ip', `${appId}:127.0.0.1`, 1),
-      keys.rateWindow('app', appId, 1),
-      keys.session(session),
-      keys.nodeHeartbeat(prefix),
-      keys.commandClaim(appId, session, tag),
-      keys.cooldown('sess', session, 'none'),
-      keys.commandStream(prefix),
-      keys.room(''),
-      keys.roomMembers(''),
-    ],
-    args: [
+  return lua.sessionCommands(
+    {
+      ipWindow: keys.rateWindow('ip', `${appId}:127.0.0.1`, 1),
+      appWindow: keys.rateWindow('app', appId, 1),
+      session: keys.session(session),
+      heartbeat: keys.nodeHeartbeat(prefix),
+      claim: keys.commandClaim(appId, session, tag),
+      cooldown: keys.cooldown('sess', session, 'none'),
+      commandStream: keys.commandStream(prefix),
+      room: keys.room(''),
+      roomMembers: keys.roomMembers(''),
+    },
+    {
       appId,
-      1000,
-      1000,
-      1000,
-      60_000,
-      'answer',
-      0,
-      0,
-      '',
-      JSON.stringify({ tag }),
-      '',
-      session,
-      '',
-    ],
-  };
+      ipLimit: 1000,
+      ipWindowMs: 1000,
+      appLimit: 1000,
+      appWindowMs: 60_000,
+      command: 'answer',
+      cooldownMs: 0,
+      claimTtlMs: 0,
+      deferredBody: '',
+      message: JSON.stringify({ tag }),
+      roomId: '',
+      sessionId: session,
+      fingerprint: '',
+    },
+  );
 }
 
 async function scriptRuns(): Promise<number> {
@@ -95,7 +92,7 @@ async function scriptRuns(): Promise<number> {
   return calls('evalsha') + calls('eval');
 }
 
-const call = (b: ScriptBatcher, c: ReturnType<typeof answer>) => b.call(c.keys, c.args);
+const call = (b: ScriptBatcher<'sessionCommands'>, c: ReturnType<typeof answer>) => b.call(c);
 
 describe('ScriptBatcher', () => {
   it('runs the calls of one event-loop turn in one script run, each with its own reply', async () => {
@@ -111,8 +108,8 @@ describe('ScriptBatcher', () => {
     expect(await scriptRuns()).toBe(runsBefore + 1);
     expect(replies).toEqual([
       [0, null],
-      [-2, null],
-      [-3, null],
+      [ScriptCode.SESSION_NOT_FOUND, null],
+      [ScriptCode.SESSION_OF_ANOTHER_APP, null],
       [0, null],
     ]);
   });
@@ -139,7 +136,7 @@ describe('ScriptBatcher', () => {
       call(b, answer('app_a', live, 'after')),
     ]);
     expect(replies[0]).toEqual([0, null]);
-    expect(replies[1]?.[0]).toBe(-100);
+    expect(replies[1]?.[0]).toBe(ScriptCode.COMMAND_FAILED);
     expect(String(replies[1]?.[1])).toContain('WRONGTYPE');
     expect(replies[2]).toEqual([0, null]);
   });
@@ -162,12 +159,7 @@ describe('ScriptBatcher', () => {
       retryStrategy: () => null,
     });
     down.on('error', () => undefined); // the refused connection is the point of the test
-    const b = new ScriptBatcher(new LuaScripts(down), {
-      script: 'sessionCommands',
-      keysPerCall: 9,
-      argsPerCall: 13,
-      maxCalls: 64,
-    });
+    const b = new ScriptBatcher(new LuaScripts(down), { script: 'sessionCommands', maxCalls: 64 });
     const results = await Promise.allSettled([
       call(b, answer('app_a', live, 'x')),
       call(b, answer('app_a', live, 'y')),
@@ -176,11 +168,11 @@ describe('ScriptBatcher', () => {
     down.disconnect();
   });
 
-  it('refuses a call whose keys or arguments do not match the layout', () => {
+  it('takes only runs of its own script (checked when the tests compile)', () => {
     const b = batcher(64);
-    const { keys: k, args } = answer('app_a', live, 'bad');
-    expect(() => b.call(k.slice(1), args)).toThrow(
-      'sessionCommands takes 9 keys and 13 arguments per call, got 8 and 13',
-    );
+    const other = lua.updateSession({ session: keys.session(live) }, { fields: [] });
+    // @ts-expect-error a run of another script
+    const wrong = () => b.call(other);
+    expect(typeof wrong).toBe('function');
   });
 });

@@ -1,14 +1,12 @@
-import { GatewayError, type LuaScripts, type RedisKeys } from '@voicegw/shared';
+import { GatewayError, lua, failureCode, type LuaScripts, type RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
+import { appNotFound, scriptError } from './script-errors.js';
 
 /**
  * The two number lists of an app: `cids`, the caller IDs it may dial from, and `dids`, the
  * called numbers routed to it for inbound calls (also indexed globally, DID → app id).
  */
 export type NumberListKind = 'cids' | 'dids';
-
-const appNotFound = (appId: string): GatewayError =>
-  new GatewayError('APP_NOT_FOUND', { body: { app_id: appId } });
 
 const sorted = (members: readonly string[]): string[] => [...members].sort();
 
@@ -46,22 +44,16 @@ export class NumberLists {
   async add(kind: NumberListKind, appId: string, numbers: readonly string[]): Promise<string[]> {
     const unique = [...new Set(numbers)];
     const app = this.keys.app(appId);
-    const reply =
+    const run =
       kind === 'cids'
-        ? await this.scripts.run('addCallerIds', [app, this.keys.appCids(appId)], unique)
-        : await this.scripts.run(
-            'claimDids',
-            [app, this.keys.appDids(appId), this.keys.didRoutes()],
-            [appId, ...unique],
+        ? lua.addCallerIds({ app, callerIds: this.keys.appCids(appId) }, { numbers: unique })
+        : lua.claimDids(
+            { app, dids: this.keys.appDids(appId), didRoutes: this.keys.didRoutes() },
+            { appId, dids: unique },
           );
-    if (reply === -1) throw appNotFound(appId);
-    const members = reply as unknown[];
-    if (members[0] === -2) {
-      throw new GatewayError('DID_TAKEN', {
-        body: { detail: { did: members[1], app_id: members[2] } },
-      });
-    }
-    return sorted(members as string[]);
+    const reply = await this.scripts.run(run);
+    if (failureCode(reply) !== undefined) throw scriptError(run.name, reply, appId);
+    return sorted(reply as string[]);
   }
 
   /** Removes one number and returns the remaining list. */
@@ -69,12 +61,12 @@ export class NumberLists {
     const app = this.keys.app(appId);
     if (kind === 'dids') {
       const reply = await this.scripts.run(
-        'releaseDid',
-        [app, this.keys.appDids(appId), this.keys.didRoutes()],
-        [appId, number],
+        lua.releaseDid(
+          { app, dids: this.keys.appDids(appId), didRoutes: this.keys.didRoutes() },
+          { appId, did: number },
+        ),
       );
-      if (reply === -1) throw appNotFound(appId);
-      if (reply === -2) throw new GatewayError('DID_NOT_FOUND');
+      if (failureCode(reply) !== undefined) throw scriptError('releaseDid', reply, appId);
       return sorted(reply as string[]);
     }
     const key = this.keys.appCids(appId);

@@ -3,14 +3,15 @@ import {
   encodeCommand,
   GatewayError,
   isSessionId,
+  lua,
   sessionFields,
   sessionId,
   type DialArgs,
   type DialCommandMessage,
   type DialStatus,
-  type ErrorCode,
 } from '@voicegw/shared';
 import type { FastifyInstance } from 'fastify';
+import { scriptError } from './script-errors.js';
 
 export interface PlacedDial {
   readonly session_uuid: string;
@@ -22,13 +23,6 @@ export interface DialState {
   readonly status: DialStatus;
   readonly started_at: string;
 }
-
-/** Negative results of placeDial-5.lua, turned into catalogue errors in this one place. */
-const SCRIPT_ERRORS: Record<number, ErrorCode> = {
-  [-1]: 'CID_NOT_ALLOWED',
-  [-2]: 'NO_FS_CAPACITY',
-  [-3]: 'DIAL_FAILED',
-};
 
 /**
  * Originates an outbound call: picks the least-loaded live node that accepts outbound calls,
@@ -80,23 +74,26 @@ async function place(app: FastifyInstance, appId: string, args: DialArgs): Promi
     issued_at: now.getTime(),
   };
 
-  const code = Number(
-    await app.scripts.run(
-      'placeDial',
-      [
-        keys.appCids(appId),
-        keys.nodeHeartbeat(node.prefix),
-        keys.session(id),
-        keys.commandStream(node.prefix),
-        keys.appSessions(appId, 'live', 'outbound'),
-      ],
-      [args.from, encodeCommand(message), now.getTime(), id, ...Object.entries(fields).flat()],
+  const reply = await app.scripts.run(
+    lua.placeDial(
+      {
+        callerIds: keys.appCids(appId),
+        heartbeat: keys.nodeHeartbeat(node.prefix),
+        session: keys.session(id),
+        commandStream: keys.commandStream(node.prefix),
+        liveSessions: keys.appSessions(appId, 'live', 'outbound'),
+      },
+      {
+        from: args.from,
+        command: encodeCommand(message),
+        createdAt: now.getTime(),
+        sessionId: id,
+        fields: Object.entries(fields).flat(),
+      },
     ),
   );
-  if (code === 0) return { session_uuid: id, status: 'dialing' };
-  const error = SCRIPT_ERRORS[code];
-  if (!error) throw new Error(`placeDial returned unknown code ${code}`);
-  throw new GatewayError(error);
+  if (Number(reply) === 0) return { session_uuid: id, status: 'dialing' };
+  throw scriptError('placeDial', reply, appId);
 }
 
 /** The dial status of one of the app's outbound sessions; 404 for anything else. */

@@ -7,7 +7,8 @@ import {
   newOperationId,
   parseRoomId,
   roomId as newRoomId,
-  type ErrorCode,
+  lua,
+  ScriptCode,
   type RoomCommandMessage,
   type RoomCommandName,
 } from '@voicegw/shared';
@@ -18,24 +19,15 @@ import type {
   PlaybackStatus,
   RoomList,
   RoomStatus,
-} from '../routes/conferences/schemas.js';
+} from './room-schemas.js';
 import { ROOM_COOLDOWNS } from './cooldowns.js';
 import { decodeCursor, encodeCursor, pageOf } from './cursor.js';
-import { rateLimited } from './rate-limited.js';
+import { conferenceNameTaken, scriptError } from './script-errors.js';
 
 // Conference rooms: metadata in Redis (the room hash, its member set, the app's name index and
 // room list), changed atomically by Lua scripts; the host media node runs the conference itself
 // and learns of destroy and playback controls through its command stream.
 
-/** Negative codes of the room scripts, turned into catalogue errors in this one place. */
-const DELETE_ERRORS: Record<number, ErrorCode> = { [-1]: 'ROOM_NOT_FOUND', [-2]: 'ROOM_FORBIDDEN' };
-const CONTROL_ERRORS: Record<number, ErrorCode> = {
-  [-2]: 'ROOM_NOT_FOUND',
-  [-3]: 'ROOM_FORBIDDEN',
-  [-4]: 'COMMAND_RATE_LIMITED',
-};
-/** deleteRoom-6.lua answers -3 when a member joined between our read and the script. */
-const MEMBERS_CHANGED = -3;
 const DELETE_ATTEMPTS = 5;
 
 type ScriptReply = [number, string | number | undefined];
@@ -54,39 +46,36 @@ function resultOf(reply: [Error | null, unknown] | undefined): unknown {
   return reply[1];
 }
 
-function scriptError(codes: Record<number, ErrorCode>, code: number, script: string): Error {
-  const error = codes[code];
-  return error ? new GatewayError(error) : new Error(`${script} returned unknown code ${code}`);
-}
-
 export async function createRoom(app: FastifyInstance, appId: string, name: string) {
   const { keys } = app;
   const node = await app.nodes.leastLoaded();
   if (!node) {
     // A name already taken is the better answer, whether or not a node could host a new room.
     const existing = await app.redis.hget(keys.appRoomNames(appId), name);
-    if (existing !== null) throw nameTaken(existing);
+    if (existing !== null) throw conferenceNameTaken(existing);
     throw new GatewayError('NO_MEDIA_NODE');
   }
   const roomId = newRoomId(node.prefix);
-  const [code, value] = (await app.scripts.run(
-    'createRoom',
-    [keys.appRoomNames(appId), keys.room(roomId), keys.appRooms(appId), keys.events()],
-    [
-      appId,
-      name,
-      roomId,
-      node.prefix,
-      ...eventArgs(appId, { event: 'conference.created', room_id: roomId, name }),
-    ],
+  const reply = (await app.scripts.run(
+    lua.createRoom(
+      {
+        roomNames: keys.appRoomNames(appId),
+        room: keys.room(roomId),
+        appRooms: keys.appRooms(appId),
+        events: keys.events(),
+      },
+      {
+        appId,
+        name,
+        roomId,
+        node: node.prefix,
+        event: eventArgs(appId, { event: 'conference.created', room_id: roomId, name }),
+      },
+    ),
   )) as ScriptReply;
-  if (code === -1) throw nameTaken(String(value));
-  if (code !== 0) throw scriptError({}, code, 'createRoom');
+  if (reply[0] !== 0) throw scriptError('createRoom', reply, appId);
   return { room_id: roomId };
 }
-
-const nameTaken = (existing: string): GatewayError =>
-  new GatewayError('CONFERENCE_NAME_TAKEN', { body: { detail: { room_id: existing } } });
 
 /** The caller's rooms in creation order. */
 export async function listRooms(
@@ -191,27 +180,29 @@ export async function deleteRoom(app: FastifyInstance, appId: string, roomId: st
   const destroyed = eventArgs(appId, { event: 'conference.destroyed', room_id: roomId });
   for (let attempt = 1; ; attempt++) {
     const members = await app.redis.zrange(keys.roomMembers(roomId), 0, -1);
-    const [code] = (await app.scripts.run(
-      'deleteRoom',
-      [
-        keys.room(roomId),
-        keys.roomMembers(roomId),
-        keys.appRoomNames(appId),
-        keys.appRooms(appId),
-        keys.commandStream(host),
-        keys.events(),
-      ],
-      [
-        appId,
-        roomId,
-        encodeCommand(message),
-        ...destroyed,
-        ...members.flatMap((id) => [id, keys.session(id)]),
-      ],
+    const reply = (await app.scripts.run(
+      lua.deleteRoom(
+        {
+          room: keys.room(roomId),
+          roomMembers: keys.roomMembers(roomId),
+          roomNames: keys.appRoomNames(appId),
+          appRooms: keys.appRooms(appId),
+          commandStream: keys.commandStream(host),
+          events: keys.events(),
+        },
+        {
+          appId,
+          roomId,
+          command: encodeCommand(message),
+          event: destroyed,
+          members: members.flatMap((id) => [id, keys.session(id)]),
+        },
+      ),
     )) as ScriptReply;
-    if (code === 0) break;
-    if (code !== MEMBERS_CHANGED || attempt === DELETE_ATTEMPTS) {
-      throw scriptError(DELETE_ERRORS, code, 'deleteRoom');
+    if (reply[0] === 0) break;
+    // A member joined between our read of the member set and the script: read it again.
+    if (reply[0] !== ScriptCode.ROOM_MEMBERS_CHANGED || attempt === DELETE_ATTEMPTS) {
+      throw scriptError('deleteRoom', reply, appId);
     }
   }
   return { room_id: roomId };
@@ -247,28 +238,28 @@ export async function controlRoom(
   };
   const windows = app.rateLimiter.windows(request);
   const { keys } = app;
-  const [code, value] = (await app.scripts.run(
-    'roomControl',
-    [
-      ...windows.keys,
-      keys.room(roomId),
-      keys.cooldown('room', roomId, cooldown.name),
-      keys.commandStream(host),
-      keys.events(),
-    ],
-    [
-      appId,
-      ...windows.args,
-      control,
-      cooldown.ms,
-      encodeCommand(message),
-      operationId,
-      control === 'play' ? JSON.stringify(args.urls ?? []) : String(args.volume ?? ''),
-      ...controlEvent(appId, control, { room_id: roomId, operation_id: operationId }, args),
-    ],
+  const reply = (await app.scripts.run(
+    lua.roomControl(
+      {
+        ...windows.keys,
+        room: keys.room(roomId),
+        cooldown: keys.cooldown('room', roomId, cooldown.name),
+        commandStream: keys.commandStream(host),
+        events: keys.events(),
+      },
+      {
+        appId,
+        ...windows.args,
+        control,
+        cooldownMs: cooldown.ms,
+        command: encodeCommand(message),
+        operationId,
+        value: control === 'play' ? JSON.stringify(args.urls ?? []) : String(args.volume ?? ''),
+        event: controlEvent(appId, control, { room_id: roomId, operation_id: operationId }, args),
+      },
+    ),
   )) as ScriptReply;
-  if (code === -1) throw rateLimited('RATE_LIMITED', Number(value));
-  if (code !== 0) throw scriptError(CONTROL_ERRORS, code, 'roomControl');
+  if (reply[0] !== 0) throw scriptError('roomControl', reply, appId);
   return { operation_id: operationId, status: 'in_progress' };
 }
 

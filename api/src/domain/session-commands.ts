@@ -1,51 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import {
+  commandRoomId,
+  DEFERRED_TIMEOUT_MS,
   encodeCommand,
   GatewayError,
   hopTrace,
+  lua,
   newOperationId,
   parseSessionId,
   ScriptBatcher,
-  type ErrorCode,
   type SessionCommandArgs,
   type SessionCommandMessage,
   type SessionCommandName,
 } from '@voicegw/shared';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { rateLimited } from './rate-limited.js';
+import type { CommandReply, DeferredReply } from './command-replies.js';
 import { commandFingerprint } from './command-fingerprint.js';
 import { COOLDOWNS } from './cooldowns.js';
-
-/** Deferred commands are confirmed by FreeSWITCH or fail after this long (command.result). */
-export const DEFERRED_TIMEOUT_MS = 2000;
+import { scriptError } from './script-errors.js';
 
 export interface CommandOutcome {
   readonly status: 200 | 202;
-  readonly body: Record<string, unknown>;
+  readonly body: CommandReply;
 }
 
-/** Negative results of sessionCommands-n.lua, turned into catalogue errors in this one place. */
-const SCRIPT_ERRORS: Record<number, ErrorCode> = {
-  [-2]: 'SESSION_NOT_FOUND',
-  [-3]: 'SESSION_FORBIDDEN',
-  [-4]: 'COMMAND_RATE_LIMITED',
-  [-5]: 'ROOM_NOT_FOUND',
-  [-6]: 'ROOM_FORBIDDEN',
-  [-7]: 'IN_DIFFERENT_ROOM',
-  [-8]: 'NOT_IN_CONFERENCE',
-  [-9]: 'STILL_JOINING',
-  [-10]: 'ALREADY_MUTED',
-  [-11]: 'ALREADY_UNMUTED',
-  [-12]: 'STILL_LEAVING',
-  [-13]: 'COMMAND_UID_REUSED',
-};
-
-/** The script's code for a command that raised an error: a 500 for that request alone. */
-const SCRIPT_FAILED = -100;
-
-/** sessionCommands-n.lua: per command, 9 keys and 13 arguments. */
-const KEYS_PER_COMMAND = 9;
-const ARGS_PER_COMMAND = 13;
 /** Commands in one script run at most: ~10 µs each in Redis, so a full run holds it < 1 ms. */
 const MAX_COMMANDS_PER_RUN = 64;
 
@@ -56,13 +34,11 @@ const MAX_COMMANDS_PER_RUN = 64;
  * command stream. The 202 never waits for FreeSWITCH.
  */
 export class SessionCommands {
-  private readonly batcher: ScriptBatcher;
+  private readonly batcher: ScriptBatcher<'sessionCommands'>;
 
   constructor(private readonly app: FastifyInstance) {
     this.batcher = new ScriptBatcher(app.scripts, {
       script: 'sessionCommands',
-      keysPerCall: KEYS_PER_COMMAND,
-      argsPerCall: ARGS_PER_COMMAND,
       maxCalls: MAX_COMMANDS_PER_RUN,
     });
   }
@@ -97,13 +73,12 @@ export class SessionCommands {
       args,
       issued_at: Date.now(),
     };
-    const accepted = {
+    const accepted: DeferredReply = {
       operation_id: operationId,
       status: 'in_progress',
       timeout_ms: DEFERRED_TIMEOUT_MS,
     };
-    const roomId =
-      command === 'conference/join' ? (args as unknown as { room_id: string }).room_id : '';
+    const roomId = commandRoomId(command, body);
     const cooldown = COOLDOWNS[command];
     const { keys } = app;
     const windows = app.rateLimiter.windows(request);
@@ -111,41 +86,38 @@ export class SessionCommands {
     const claimTtlMs = givenUid === undefined ? 0 : app.config.COMMAND_UID_TTL_SEC * 1000;
 
     const [code, value] = await this.batcher.call(
-      [
-        ...windows.keys,
-        keys.session(sessionId),
-        keys.nodeHeartbeat(parsed.prefix),
-        claimTtlMs > 0 ? keys.commandClaim(appId, sessionId, commandUid) : keys.unused(),
-        cooldown ? keys.cooldown('sess', sessionId, cooldown.name) : keys.unused(),
-        keys.commandStream(parsed.prefix),
-        roomId ? keys.room(roomId) : keys.unused(),
-        roomId ? keys.roomMembers(roomId) : keys.unused(),
-      ],
-      [
-        appId,
-        ...windows.args,
-        command,
-        cooldown?.ms ?? 0,
-        claimTtlMs,
-        claimTtlMs > 0 ? JSON.stringify(accepted) : '',
-        encodeCommand(message),
-        roomId,
-        sessionId,
-        claimTtlMs > 0 ? commandFingerprint(command, args) : '',
-      ],
+      lua.sessionCommands(
+        {
+          ...windows.keys,
+          session: keys.session(sessionId),
+          heartbeat: keys.nodeHeartbeat(parsed.prefix),
+          claim: claimTtlMs > 0 ? keys.commandClaim(appId, sessionId, commandUid) : keys.unused(),
+          cooldown: cooldown ? keys.cooldown('sess', sessionId, cooldown.name) : keys.unused(),
+          commandStream: keys.commandStream(parsed.prefix),
+          room: roomId ? keys.room(roomId) : keys.unused(),
+          roomMembers: roomId ? keys.roomMembers(roomId) : keys.unused(),
+        },
+        {
+          appId,
+          ...windows.args,
+          command,
+          cooldownMs: cooldown?.ms ?? 0,
+          claimTtlMs,
+          deferredBody: claimTtlMs > 0 ? JSON.stringify(accepted) : '',
+          message: encodeCommand(message),
+          roomId,
+          sessionId,
+          fingerprint: claimTtlMs > 0 ? commandFingerprint(command, args) : '',
+        },
+      ),
     );
     hopTrace.mark(operationId, 'api.appended');
 
     if (code >= 0) {
       // The script answers a body only when it is not this request's own deferred 202.
-      const answer =
-        value === null ? accepted : (JSON.parse(String(value)) as Record<string, unknown>);
+      const answer = value === null ? accepted : (JSON.parse(String(value)) as CommandReply);
       return { status: answer.status === 'already_joined' ? 200 : 202, body: answer };
     }
-    if (code === -1) throw rateLimited('RATE_LIMITED', Number(value));
-    if (code === SCRIPT_FAILED) throw new Error(`sessionCommands failed: ${String(value)}`);
-    const error = SCRIPT_ERRORS[code];
-    if (!error) throw new Error(`sessionCommands returned unknown code ${code}`);
-    throw new GatewayError(error);
+    throw scriptError('sessionCommands', [code, value]);
   }
 }

@@ -7,12 +7,7 @@ import {
   type SessionRecord,
 } from '@voicegw/shared';
 import type { FastifyInstance } from 'fastify';
-import type {
-  Session,
-  SessionList,
-  SessionListQuery,
-  SessionStatus,
-} from '../routes/sessions/schemas.js';
+import type { Session, SessionList, SessionListQuery, SessionStatus } from './session-schemas.js';
 import { decodeCursor, encodeCursor, newestPageOf } from './cursor.js';
 
 // The sessions an app can read: live ones, and ended ones while their hash is kept

@@ -18,8 +18,9 @@ function fromFastify(error: FastifyError): GatewayError | undefined {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new GatewayError('BODY_TOO_LARGE');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new GatewayError('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('BODY_LENGTH_MISMATCH');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new GatewayError('INVALID_BODY');

@@ -1,3 +1,4 @@
+import { lua } from '@voicegw/shared';
 import { rateLimited } from '../domain/rate-limited.js';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -16,10 +17,18 @@ declare module 'fastify' {
 const SECOND = 1000;
 const MINUTE = 60_000;
 
-/** The two authenticated windows of one request, as KEYS and ARGV for a Lua script. */
+/**
+ * The two authenticated windows of one request, as the KEYS and ARGV of a Lua script that
+ * counts them (rateLimit, roomControl, sessionCommands name them alike).
+ */
 export interface RateWindows {
-  readonly keys: readonly [string, string];
-  readonly args: readonly [number, number, number, number];
+  readonly keys: { readonly ipWindow: string; readonly appWindow: string };
+  readonly args: {
+    readonly ipLimit: number;
+    readonly ipWindowMs: number;
+    readonly appLimit: number;
+    readonly appWindowMs: number;
+  };
 }
 
 export interface RateLimiter {
@@ -42,26 +51,37 @@ export default fp(
       windows(request) {
         const appId = request.app.app_id;
         return {
-          keys: [
-            keys.rateWindow('ip', `${appId}:${request.ip}`, windowOf(SECOND)),
-            keys.rateWindow('app', appId, windowOf(MINUTE)),
-          ],
-          args: [config.RATE_LIMIT_PER_SECOND, SECOND, effectiveRateLimit(request.app), MINUTE],
+          keys: {
+            ipWindow: keys.rateWindow('ip', `${appId}:${request.ip}`, windowOf(SECOND)),
+            appWindow: keys.rateWindow('app', appId, windowOf(MINUTE)),
+          },
+          args: {
+            ipLimit: config.RATE_LIMIT_PER_SECOND,
+            ipWindowMs: SECOND,
+            appLimit: effectiveRateLimit(request.app),
+            appWindowMs: MINUTE,
+          },
         };
       },
 
       async authenticated(request) {
         const { keys: windowKeys, args } = limiter.windows(request);
-        const wait = Number(await scripts.run('rateLimit', windowKeys, args));
+        const wait = Number(await scripts.run(lua.rateLimit(windowKeys, args)));
         if (wait > 0) throw rateLimited('RATE_LIMITED', wait);
       },
 
       async unauthenticated(request) {
         const key = keys.rateWindow('anon', request.ip, windowOf(SECOND));
-        const args = [config.RATE_LIMIT_UNAUTHENTICATED_PER_SECOND, SECOND, 0, 0];
+        // One window: the second (limit 0) is not counted.
+        const args = {
+          ipLimit: config.RATE_LIMIT_UNAUTHENTICATED_PER_SECOND,
+          ipWindowMs: SECOND,
+          appLimit: 0,
+          appWindowMs: 0,
+        };
         let wait = 0;
         try {
-          wait = Number(await scripts.run('rateLimit', [key, key], args));
+          wait = Number(await scripts.run(lua.rateLimit({ ipWindow: key, appWindow: key }, args)));
         } catch (err) {
           request.log.warn({ err }, 'unauthenticated rate limit not counted');
         }

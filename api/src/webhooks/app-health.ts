@@ -1,4 +1,4 @@
-import type { Logger, LuaScripts, RedisKeys } from '@voicegw/shared';
+import { lua, type Logger, type LuaScripts, type RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import type { AppRecord } from '../domain/apps.js';
 
@@ -34,9 +34,10 @@ export class AppHealth {
   async failed(appId: string): Promise<boolean> {
     this.failing.add(appId);
     const result = await this.scripts.run(
-      'webhookFailed',
-      [this.keys.app(appId)],
-      [Date.now(), this.disableAfterMs],
+      lua.webhookFailed(
+        { app: this.keys.app(appId) },
+        { now: Date.now(), disableAfterMs: this.disableAfterMs },
+      ),
     );
     if (Number(result) !== 1) return false;
     this.log.warn(

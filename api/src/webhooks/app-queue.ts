@@ -182,7 +182,7 @@ export class AppQueue {
       this.ctx.metrics.count(attempt.outcome, head.event);
     }
     const length = await this.ctx.lanes.settle(this.appId, head, settlement);
-    this.laneLength = length < 0 ? 1 : length; // -1: the head changed meanwhile; look again
+    this.laneLength = length < 0 ? 1 : length; // LANE_HEAD_CHANGED: the head changed; look again
     if ('disabledNow' in attempt && attempt.disabledNow) await this.disable();
   }
 

@@ -1,4 +1,4 @@
-import type { LuaScripts, RedisKeys } from '@voicegw/shared';
+import { lua, type LuaScripts, type RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import type { DeadLetter } from './lanes.js';
 
@@ -44,14 +44,15 @@ export class DeadLetters {
     // The lane is worked by the owner of the partition the app's events come from.
     const { partition } = JSON.parse(newest) as DeadLetter;
     const replayed = await this.scripts.run(
-      'replayDeadLetters',
-      [
-        keys.webhookDeadLetters(appId),
-        keys.webhookLane(appId),
-        keys.webhookLaneIds(appId),
-        keys.webhookLanesDue(partition),
-      ],
-      [appId, Date.now(), eventIds ? JSON.stringify(eventIds) : ''],
+      lua.replayDeadLetters(
+        {
+          deadLetters: keys.webhookDeadLetters(appId),
+          lane: keys.webhookLane(appId),
+          laneIds: keys.webhookLaneIds(appId),
+          lanesDue: keys.webhookLanesDue(partition),
+        },
+        { appId, now: Date.now(), eventIds: eventIds ? JSON.stringify(eventIds) : '' },
+      ),
     );
     return Number(replayed);
   }

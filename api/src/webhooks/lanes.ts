@@ -1,4 +1,4 @@
-import type { LuaScripts, RedisKeys } from '@voicegw/shared';
+import { lua, type LuaScripts, type RedisKeys } from '@voicegw/shared';
 import type { BusEvent } from '@voicegw/shared/bus';
 import type { Redis } from 'ioredis';
 
@@ -55,9 +55,14 @@ export class Lanes {
   async park(appId: string, partition: string, entries: readonly LaneEntry[]): Promise<number> {
     const { keys } = this;
     const length = await this.scripts.run(
-      'parkEvents',
-      [keys.webhookLane(appId), keys.webhookLaneIds(appId), keys.webhookLanesDue(partition)],
-      [appId, Date.now(), ...entries.map((entry) => JSON.stringify(entry))],
+      lua.parkEvents(
+        {
+          lane: keys.webhookLane(appId),
+          laneIds: keys.webhookLaneIds(appId),
+          lanesDue: keys.webhookLanesDue(partition),
+        },
+        { appId, now: Date.now(), entries: entries.map((entry) => JSON.stringify(entry)) },
+      ),
     );
     return Number(length);
   }
@@ -67,7 +72,10 @@ export class Lanes {
     return raw ? (JSON.parse(raw) as LaneEntry) : undefined;
   }
 
-  /** Settles the attempted head; returns the lane's length, or -1 if the head had changed. */
+  /**
+   * Settles the attempted head; returns the lane's length, or ScriptCode.LANE_HEAD_CHANGED
+   * (negative) if the head had changed.
+   */
   async settle(appId: string, head: LaneEntry, settlement: Settlement): Promise<number> {
     const { keys } = this;
     const payload =
@@ -77,14 +85,22 @@ export class Lanes {
           ? JSON.stringify(settlement.letter)
           : '';
     const length = await this.scripts.run(
-      'settleLane',
-      [
-        keys.webhookLane(appId),
-        keys.webhookLaneIds(appId),
-        keys.webhookLanesDue(head.partition),
-        keys.webhookDeadLetters(appId),
-      ],
-      [appId, Date.now(), head.event_id, settlement.action, payload, this.deadLetterMax],
+      lua.settleLane(
+        {
+          lane: keys.webhookLane(appId),
+          laneIds: keys.webhookLaneIds(appId),
+          lanesDue: keys.webhookLanesDue(head.partition),
+          deadLetters: keys.webhookDeadLetters(appId),
+        },
+        {
+          appId,
+          now: Date.now(),
+          eventId: head.event_id,
+          action: settlement.action,
+          payload,
+          deadLetterMax: this.deadLetterMax,
+        },
+      ),
     );
     return Number(length);
   }
@@ -107,14 +123,15 @@ export class Lanes {
   ): Promise<string[]> {
     const { keys } = this;
     const moved = await this.scripts.run(
-      'deadLetterLane',
-      [
-        keys.webhookLane(appId),
-        keys.webhookLaneIds(appId),
-        keys.webhookLanesDue(partition),
-        keys.webhookDeadLetters(appId),
-      ],
-      [appId, Date.now(), reason, this.deadLetterMax],
+      lua.deadLetterLane(
+        {
+          lane: keys.webhookLane(appId),
+          laneIds: keys.webhookLaneIds(appId),
+          lanesDue: keys.webhookLanesDue(partition),
+          deadLetters: keys.webhookDeadLetters(appId),
+        },
+        { appId, now: Date.now(), reason, deadLetterMax: this.deadLetterMax },
+      ),
     );
     return (moved as string[] | null) ?? [];
   }

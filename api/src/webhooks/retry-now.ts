@@ -1,4 +1,4 @@
-import type { LuaScripts, RedisKeys } from '@voicegw/shared';
+import { lua, type LuaScripts, type RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import type { LaneEntry } from './lanes.js';
 
@@ -39,9 +39,10 @@ export async function retryLaneNow(
         : raw;
     const waiting = Number(
       await scripts.run(
-        'retryLaneNow',
-        [keys.webhookLane(appId), keys.webhookLanesDue(head.partition)],
-        [appId, now, raw, due],
+        lua.retryLaneNow(
+          { lane: keys.webhookLane(appId), lanesDue: keys.webhookLanesDue(head.partition) },
+          { appId, now, head: raw, dueHead: due },
+        ),
       ),
     );
     if (waiting === 0) return { kind: 'nothing_waiting' };

@@ -1,21 +1,48 @@
 // The renderings the check lints, templates and validates, and the bad values it expects
 // values.schema.json to refuse (each with the words helm must print).
+import type { FreeswitchExpectation, GatewaySettings } from './freeswitch-config.js';
 import { CHART } from './helm.js';
 
 export interface RenderCase {
   readonly name: string;
   readonly args: readonly string[];
+  /** What the rendered FreeSWITCH configuration must say (a real FreeSWITCH only). */
+  readonly freeswitch?: FreeswitchExpectation;
 }
 
 /** The one value a default install must add: the SIP trunk the default dial template dials. */
 const TRUNK = ['--set', 'freeswitch.trunk.proxy=sip.carrier.example:5060'] as const;
 
+/** The gateway the values of TRUNK alone become (the other settings' defaults). */
+const TRUNK_GATEWAY: GatewaySettings = {
+  proxy: 'sip.carrier.example:5060',
+  realm: '',
+  username: '',
+  password: '',
+  register: 'false',
+  'caller-id-in-from': 'true',
+  'from-domain': '',
+};
+
+/** The chart's defaults: 100 new channels a second, twice CAPACITY (500) at once. */
+const DEFAULT_SESSIONS = { sessionsPerSecond: 100, maxSessions: 1000 } as const;
+
 export const RENDERS: readonly RenderCase[] = [
-  { name: 'default values and a SIP trunk', args: TRUNK },
   {
-    name: 'a registering trunk with credentials, sized sessions',
+    name: 'default values and a SIP trunk',
+    args: TRUNK,
+    freeswitch: {
+      ...DEFAULT_SESSIONS,
+      trunk: { name: 'pstn', settings: TRUNK_GATEWAY },
+      recordingMode: 'off',
+    },
+  },
+  {
+    name: 'a registering trunk with every setting, sized sessions',
     args: [
       ...TRUNK,
+      '--set',
+      'freeswitch.trunk.realm=carrier.example',
       '--set',
       'freeswitch.trunk.register=true',
       '--set',
@@ -23,10 +50,31 @@ export const RENDERS: readonly RenderCase[] = [
       '--set',
       'freeswitch.trunk.password=secret',
       '--set',
+      'freeswitch.trunk.callerIdInFrom=false',
+      '--set',
+      'freeswitch.trunk.fromDomain=voicegw.example',
+      '--set',
       'freeswitch.sessionsPerSecond=250',
       '--set',
       'freeswitch.maxSessions=3000',
     ],
+    freeswitch: {
+      sessionsPerSecond: 250,
+      maxSessions: 3000,
+      trunk: {
+        name: 'pstn',
+        settings: {
+          proxy: 'sip.carrier.example:5060',
+          realm: 'carrier.example',
+          username: 'voicegw',
+          password: 'secret',
+          register: 'true',
+          'caller-id-in-from': 'false',
+          'from-domain': 'voicegw.example',
+        },
+      },
+      recordingMode: 'off',
+    },
   },
   {
     name: 'no gateway in the dial template, no trunk',
@@ -34,10 +82,38 @@ export const RENDERS: readonly RenderCase[] = [
       '--set-string',
       'mediaNode.env.DIAL_STRING_TEMPLATE=sofia/external/{to}@sbc.example:5060',
     ],
+    freeswitch: { ...DEFAULT_SESSIONS, recordingMode: 'off' },
+  },
+  // Recording as installed by default: FreeSWITCH records into the volume itself.
+  {
+    name: 'recordings in file mode',
+    args: [...TRUNK, '--set', 'recordings.enabled=true'],
+    freeswitch: {
+      ...DEFAULT_SESSIONS,
+      trunk: { name: 'pstn', settings: TRUNK_GATEWAY },
+      recordingMode: 'file',
+    },
   },
   {
     name: 'values-production.example.yaml',
     args: ['-f', `${CHART}values-production.example.yaml`],
+    // The trunk's password is in the Secret the example names, which the chart does not render.
+    freeswitch: {
+      sessionsPerSecond: 200,
+      maxSessions: 800,
+      trunk: {
+        name: 'pstn',
+        settings: {
+          proxy: 'sip.carrier.example.com:5060',
+          realm: 'sip.carrier.example.com',
+          username: 'voicegw',
+          register: 'true',
+          'caller-id-in-from': 'true',
+          'from-domain': 'sip.carrier.example.com',
+        },
+      },
+      recordingMode: 'stream',
+    },
   },
   // The sandbox: the simulator instead of FreeSWITCH, monitoring on, the dispatcher on Kafka.
   {
@@ -58,6 +134,54 @@ export const RENDERS: readonly RenderCase[] = [
       '--set',
       'secrets.existingSecret=voicegw-secrets',
     ],
+  },
+];
+
+/** charts/compose with a charts/compose/.env as an operator writes it (its README). */
+export interface ComposeCase {
+  readonly name: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly freeswitch: FreeswitchExpectation;
+}
+
+export const COMPOSE_CASES: readonly ComposeCase[] = [
+  {
+    name: 'a trunk given by its proxy alone',
+    env: { TRUNK_PROXY: 'sip.carrier.example:5060' },
+    freeswitch: {
+      ...DEFAULT_SESSIONS,
+      trunk: { name: 'pstn', settings: TRUNK_GATEWAY },
+      recordingMode: 'file',
+    },
+  },
+  {
+    name: 'a registering trunk with every setting',
+    env: {
+      TRUNK_PROXY: 'sip.carrier.example:5060',
+      TRUNK_REALM: 'carrier.example',
+      TRUNK_USERNAME: 'voicegw',
+      TRUNK_PASSWORD: 'secret',
+      TRUNK_REGISTER: 'true',
+      TRUNK_CALLER_ID_IN_FROM: 'false',
+      TRUNK_FROM_DOMAIN: 'voicegw.example',
+      ESL_PASSWORD: 'laptop-secret',
+    },
+    freeswitch: {
+      ...DEFAULT_SESSIONS,
+      trunk: {
+        name: 'pstn',
+        settings: {
+          proxy: 'sip.carrier.example:5060',
+          realm: 'carrier.example',
+          username: 'voicegw',
+          password: 'secret',
+          register: 'true',
+          'caller-id-in-from': 'false',
+          'from-domain': 'voicegw.example',
+        },
+      },
+      recordingMode: 'file',
+    },
   },
 ];
 

@@ -7,12 +7,16 @@
 //      is checked against its documentation and its own loader, and the chart's invariants hold;
 //   3. each bad value in cases.ts is refused by `helm lint` and `helm template` with its message;
 //   4. charts/compose: its FreeSWITCH files are the chart's rendering (`--write` regenerates
-//      them) and its services' environments obey the same contract.
+//      them) and its services' environments obey the same contract;
+//   5. the FreeSWITCH configuration of each rendering and of charts/compose (with each .env of
+//      cases.ts) says what FreeSWITCH needs and what the values asked for (freeswitch-config.ts).
 // Exits 1 with every problem listed.
 import { parseAllDocuments } from 'yaml';
-import { REJECTS, RENDERS, type RenderCase } from './cases.js';
+import { COMPOSE_CASES, REJECTS, RENDERS, type RenderCase } from './cases.js';
 import { checkComposeEnvironment, syncComposeFreeswitch } from './compose.js';
 import { checkEnvironment } from './env-check.js';
+import { checkFreeswitchPod } from './freeswitch-config.js';
+import { chartFreeswitchPod, composeFreeswitchPod } from './freeswitch-pods.js';
 import { CHART, lint, template } from './helm.js';
 import { checkInvariants } from './invariants.js';
 import { describeObject, validateObject, type KubeObject } from './kube-schemas.js';
@@ -79,7 +83,22 @@ for (const [renderCase, objects] of renders) {
   }
   report(renderCase.name, checkEnvironment(objects));
   report(renderCase.name, checkInvariants(objects, exposed));
+  const pod = chartFreeswitchPod(objects);
+  if (pod) report(`${renderCase.name}: FreeSWITCH`, checkFreeswitchPod(pod, renderCase.freeswitch));
+  else if (renderCase.freeswitch) report(renderCase.name, ['no FreeSWITCH configuration rendered']);
 }
+
+for (const composeCase of COMPOSE_CASES) {
+  const where = `charts/compose (${composeCase.name})`;
+  report(
+    where,
+    checkFreeswitchPod(await composeFreeswitchPod(composeCase.env), composeCase.freeswitch),
+  );
+}
+await composeFreeswitchPod({}).then(
+  () => report('charts/compose', ['docker compose starts without TRUNK_PROXY']),
+  () => undefined,
+);
 
 for (const reject of REJECTS) {
   for (const [command, run] of [
@@ -107,7 +126,9 @@ console.log(
   `chart check passed: ${RENDERS.length} renderings linted and templated, ${validated} objects ` +
     `valid against the Kubernetes schemas with no unknown fields, environments documented and ` +
     `accepted, ${REJECTS.length} bad values refused by helm lint and helm template` +
-    `, charts/compose in step with the chart` +
+    `, charts/compose in step with the chart, the FreeSWITCH configuration of ` +
+    `${RENDERS.filter((c) => c.freeswitch).length} renderings and ${COMPOSE_CASES.length} compose ` +
+    `setups as FreeSWITCH needs it and as asked` +
     (write ? ' (--write: generated files brought up to date)' : ''),
 );
 process.exit(0);

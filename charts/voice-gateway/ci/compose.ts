@@ -8,7 +8,7 @@ import { PROCESSES } from './contract.js';
 import { checkProcessEnv } from './env-check.js';
 import { ROOT, template } from './helm.js';
 
-const COMPOSE = `${ROOT}charts/compose/`;
+export const COMPOSE = `${ROOT}charts/compose/`;
 const FREESWITCH = `${COMPOSE}freeswitch/`;
 
 interface Rendered {
@@ -69,12 +69,22 @@ export async function syncComposeFreeswitch(write: boolean): Promise<string[]> {
   return [];
 }
 
-/** `${NAME:-default}` as compose resolves it with NAME unset. */
-const interpolate = (value: string): string =>
-  value.replace(
-    /\$\{[A-Z_][A-Z0-9_]*(?::?-([^}]*))?\}/g,
-    (_match, fallback?: string) => fallback ?? '',
+/**
+ * `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?error}`, `${NAME?error}` as
+ * docker compose resolves them with the variables `env` (its shell and .env).
+ */
+export function interpolate(value: string, env: Readonly<Record<string, string>> = {}): string {
+  return value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])([^}]*))?\}/g,
+    (_match, name: string, colon?: string, kind?: string, word?: string) => {
+      const set = env[name];
+      const missing = set === undefined || (colon === ':' && set === '');
+      if (!missing || kind === undefined) return set ?? '';
+      if (kind === '?') throw new Error(`docker compose refuses to start: ${word ?? name}`);
+      return word ?? '';
+    },
   );
+}
 
 interface ComposeFile {
   readonly services: Record<string, { readonly environment?: Record<string, unknown> }>;

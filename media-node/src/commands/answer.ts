@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { hopTrace, type EventPayload } from '@voicegw/shared';
-import { confirmation, DEFERRED_TIMEOUT_MS, describe, type SessionCommand } from './types.js';
+import { DEFERRED_TIMEOUT_MS, hopTrace, type EventPayload } from '@voicegw/shared';
+import { confirmation, describe, type SessionCommand } from './types.js';
 
 /**
  * answer: deferred. call.answered {command_uid, success} and command.result true once the

@@ -1,14 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { parseRoomId } from '@voicegw/shared';
+import { DEFERRED_TIMEOUT_MS, parseRoomId } from '@voicegw/shared';
 import { BridgeError, BridgeLeg } from '../conference/bridge-leg.js';
 import { Membership, recordMembership } from '../conference/membership.js';
-import {
-  confirmation,
-  DEFERRED_TIMEOUT_MS,
-  describe,
-  type CommandContext,
-  type SessionCommand,
-} from './types.js';
+import { confirmation, describe, type CommandContext, type SessionCommand } from './types.js';
 
 /** Conference profile of every room (mod_conference's `default`). */
 const PROFILE = 'default';

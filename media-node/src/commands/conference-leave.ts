@@ -1,7 +1,8 @@
+import { DEFERRED_TIMEOUT_MS } from '@voicegw/shared';
 import { describe, type SessionCommand } from './types.js';
 import { memberOf } from './conference-member.js';
 import { recordMembership } from '../conference/membership.js';
-import { confirmation, DEFERRED_TIMEOUT_MS } from './types.js';
+import { confirmation } from './types.js';
 
 /**
  * conference/leave: the api marked the session `leaving`. The member is kicked from the room

@@ -1,12 +1,7 @@
+import { DEFERRED_TIMEOUT_MS } from '@voicegw/shared';
 import { recordMembership } from '../conference/membership.js';
 import { memberOf } from './conference-member.js';
-import {
-  confirmation,
-  DEFERRED_TIMEOUT_MS,
-  describe,
-  type CommandContext,
-  type SessionCommand,
-} from './types.js';
+import { confirmation, describe, type CommandContext, type SessionCommand } from './types.js';
 
 /**
  * The api already flipped conf_muted; FreeSWITCH's mute-member / unmute-member confirms it

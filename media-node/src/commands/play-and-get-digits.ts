@@ -1,14 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { EventPayload } from '@voicegw/shared';
+import { DEFERRED_TIMEOUT_MS, type EventPayload } from '@voicegw/shared';
 import type { FsEvent } from '../esl/event.js';
 import { fetchAudio, publishFileNotFound, sleep } from './audio.js';
 import { digitsResult } from './digits-result.js';
-import {
-  DEFERRED_TIMEOUT_MS,
-  describe,
-  type CommandContext,
-  type SessionCommand,
-} from './types.js';
+import { describe, type CommandContext, type SessionCommand } from './types.js';
 
 /** What FreeSWITCH plays on invalid input when the command names no file (the contract's default). */
 const DEFAULT_INVALID = 'silence_stream://250';

@@ -1,5 +1,6 @@
+import { DEFERRED_TIMEOUT_MS } from '@voicegw/shared';
 import { Playback } from '../session/playback.js';
-import { DEFERRED_TIMEOUT_MS, describe, type SessionCommand } from './types.js';
+import { describe, type SessionCommand } from './types.js';
 
 /**
  * playback/silence: the current playback stops (its playback.stopped follows) and an endless

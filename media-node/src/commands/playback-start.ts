@@ -1,12 +1,8 @@
+import { DEFERRED_TIMEOUT_MS } from '@voicegw/shared';
 import { Playback } from '../session/playback.js';
 import type { Session } from '../session/session.js';
 import { fetchAudio, publishFileNotFound, sleep } from './audio.js';
-import {
-  DEFERRED_TIMEOUT_MS,
-  describe,
-  type CommandContext,
-  type SessionCommand,
-} from './types.js';
+import { describe, type CommandContext, type SessionCommand } from './types.js';
 
 /**
  * playback/start: every URL is fetched into the local cache first, then the cached files are

@@ -1,4 +1,4 @@
-import { COMMAND_GROUP, eventArgs, type EventPayload } from '@voicegw/shared';
+import { COMMAND_GROUP, eventArgs, lua, type EventPayload } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 
 /**
@@ -21,9 +21,10 @@ export async function publishResult(
   const published =
     Number(
       await node.scripts.run(
-        'answerCommand',
-        [node.keys.commandStream(node.prefix), node.keys.events()],
-        [COMMAND_GROUP, entryId, ...events],
+        lua.answerCommand(
+          { commandStream: node.keys.commandStream(node.prefix), events: node.keys.events() },
+          { group: COMMAND_GROUP, entryId, events },
+        ),
       ),
     ) === 1;
   if (!published) {

@@ -8,9 +8,6 @@ import {
 import type { Session } from '../session/session.js';
 import { publishResult } from './result.js';
 
-/** The contract's deferred-command timeout: no confirmation within it → success false. */
-export const DEFERRED_TIMEOUT_MS = 2000;
-
 export interface CommandContext<C extends SessionCommandName = SessionCommandName> {
   readonly session: Session;
   readonly message: SessionCommandMessage<C>;

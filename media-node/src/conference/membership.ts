@@ -1,4 +1,4 @@
-import type { EventPayload } from '@voicegw/shared';
+import { lua, type EventPayload } from '@voicegw/shared';
 import { FsEvent } from '../esl/event.js';
 import type { Session } from '../session/session.js';
 import type { BridgeLeg } from './bridge-leg.js';
@@ -18,9 +18,10 @@ export async function recordMembership(
 ): Promise<void> {
   const { keys, scripts } = session.node;
   await scripts.run(
-    'conferenceMember',
-    [keys.session(session.id), keys.roomMembers(roomId)],
-    [change, roomId, session.id, memberId],
+    lua.conferenceMember(
+      { session: keys.session(session.id), roomMembers: keys.roomMembers(roomId) },
+      { change, roomId, sessionId: session.id, memberId },
+    ),
   );
 }
 

@@ -1,4 +1,4 @@
-import type { RoomCommandMessage } from '@voicegw/shared';
+import { lua, type RoomCommandMessage } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import { BridgeHost } from './bridge-host.js';
@@ -59,6 +59,21 @@ export class Rooms {
     } catch (err) {
       log.warn({ err }, 'room command failed');
     }
+  }
+
+  /**
+   * A room control read after its deadline is not run. A play's room says `playing` since the
+   * api accepted it: it says `stopped` again, as after a play of which nothing could be played.
+   */
+  async expire(message: RoomCommandMessage): Promise<void> {
+    if (message.command !== 'play') return;
+    const { keys, scripts } = this.node;
+    await scripts.run(
+      lua.roomPlaybackDone(
+        { room: keys.room(message.room_id) },
+        { operationId: message.operation_id },
+      ),
+    );
   }
 
   private room(message: RoomCommandMessage): Room {
@@ -144,7 +159,9 @@ export class Rooms {
     const { keys, scripts, events, log, media } = this.node;
     media.release(play.pinned);
     try {
-      await scripts.run('roomPlaybackDone', [keys.room(room.id)], [play.operationId]);
+      await scripts.run(
+        lua.roomPlaybackDone({ room: keys.room(room.id) }, { operationId: play.operationId }),
+      );
       if (natural) {
         await events.publish(room.appId, {
           event: 'conference.play.finished',

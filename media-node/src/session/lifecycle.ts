@@ -1,4 +1,4 @@
-import { background, type DialStatus } from '@voicegw/shared';
+import { background, lua, type DialStatus } from '@voicegw/shared';
 import type { FsEvent } from '../esl/event.js';
 import { mapHangupCause } from './causes.js';
 import type { Session } from './session.js';
@@ -65,7 +65,7 @@ export async function setDialStatus(
 
 async function updateSession(session: Session, ...fields: string[]): Promise<void> {
   const { node } = session;
-  await node.scripts.run('updateSession', [node.keys.session(session.id)], fields);
+  await node.scripts.run(lua.updateSession({ session: node.keys.session(session.id) }, { fields }));
 }
 
 async function progress(

@@ -7,11 +7,10 @@ import {
   writeOnce,
   type CommandMessage,
   type Logger,
-  type SessionCommandMessage,
   type UntilWritten,
 } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
-import { isExpired } from './command-failure.js';
+import { isExpired, type DeadlineCommand } from './command-failure.js';
 
 export interface ConsumerOptions {
   /** Command connection (XACK, XAUTOCLAIM, XTRIM...). */
@@ -26,13 +25,13 @@ export interface ConsumerOptions {
   readonly concurrency: number;
   readonly claimIdleMs: number;
   readonly claimIntervalMs: number;
-  /** A session command read this long after its `issued_at` is expired, not executed. */
+  /** A command read this long after its `issued_at` is expired, not executed (isExpired). */
   readonly deadlineMs: number;
   readonly log: Logger;
   /** `entryId`: the command's stream entry (its result is published only while it is pending). */
   readonly execute: (message: CommandMessage, entryId: string) => Promise<void>;
-  /** Answers a command past its deadline (command.result, success false). */
-  readonly expire: (message: SessionCommandMessage, entryId: string) => Promise<void>;
+  /** Answers a command past its deadline as its failure is reported, without running it. */
+  readonly expire: (message: DeadlineCommand, entryId: string) => Promise<void>;
   /** How hard an XACK tries (the node's waits through a Redis outage); once by default. */
   readonly retry?: UntilWritten;
 }
@@ -44,7 +43,7 @@ type Entry = [id: string, fields: string[]];
  * executed (concurrently, up to a limit) and XACKed after execution. Entries another consumer
  * left pending longer than `claimIdleMs` (it died) are claimed with XAUTOCLAIM at start and
  * periodically, within the same concurrency limit; the stream is trimmed below what every group
- * has acknowledged. A session command found after its deadline is answered as expired instead.
+ * has acknowledged. A command found after its deadline is answered as expired instead.
  */
 export class CommandConsumer {
   private stopped = false;

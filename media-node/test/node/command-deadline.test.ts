@@ -1,45 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COMMAND_EXPIRED } from '../../src/stream/command-failure.js';
-import {
-  mobile,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Stack,
-  type Tenant,
-} from './harness.js';
+import { mobile } from './harness.js';
+import { useAudio, useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
-let audio: AudioServer;
 const did = '0735557777';
+const from = '0725557777';
 
-beforeAll(async () => {
-  stack = await startStack();
-  tenant = await stack.tenant({ dids: [did] });
-  audio = await startAudioServer();
-});
-afterAll(async () => {
-  await audio.close();
-  await stack.close();
-});
+// One node, one command at a time: a playback whose audio is slow holds the only slot until its
+// 2 s timeout, so whatever is sent behind it is read about 2 s after the api accepted it.
+const stack = useStack({ nodeEnv: { COMMAND_CONCURRENCY: '1', COMMAND_DEADLINE_MS: '1000' } });
+const tenant = useTenant(stack, { dids: [did], cids: [from] });
+const audio = useAudio();
 
 describe('the command deadline', () => {
   it('a command read after its deadline is answered expired and not executed', async () => {
-    // One command at a time: a playback whose audio is slow holds the only slot until its 2 s
-    // timeout, so the answer behind it is read about 2 s after the api accepted it.
-    const { node, control } = await stack.startNode({
-      COMMAND_CONCURRENCY: '1',
-      COMMAND_DEADLINE_MS: '1000',
-    });
-    const uuid = await control.call(did, mobile());
-    const session = `${node.prefix}-${uuid}`;
-    await stack.events.of(session, 'call.new');
-
-    await stack.command(tenant, session, 'playback/start', {
-      urls: [`${audio.base}/slow10000ms.wav`],
-      command_uid: 'slow',
-    });
+    const session = await inboundCall();
+    await holdTheSlot(session);
     const res = await stack.command(tenant, session, 'answer', { command_uid: 'stale' });
     expect(res.status).toBe(202);
 
@@ -63,4 +39,86 @@ describe('the command deadline', () => {
     expect(events.filter((e) => e.command_uid === 'stale')).toHaveLength(1);
     expect(events.find((e) => e.command_uid === 'fresh')).toMatchObject({ success: true });
   });
+
+  it('a dial read after its deadline places no call: its session ends failed at once', async () => {
+    const caller = await inboundCall();
+    const to = mobile();
+    await stack.control.number(to, 'answer', 50);
+    await holdTheSlot(caller);
+    const res = await stack.dial(tenant, { to, from, metadata: { order: 9 } });
+    expect(res.status).toBe(202);
+    const session = res.body.session_uuid as string;
+
+    expect(await stack.events.of(session, 'call.hangup', 6000)).toMatchObject({
+      hangup_cause: 'failed',
+      duration_seconds: 0,
+      metadata: { order: 9 },
+    });
+    expect(stack.events.session(session).map((e) => e.event)).toEqual(['call.hangup']);
+    const calls = await stack.control.calls();
+    expect(calls.map((c) => c.uuid)).not.toContain(session.slice(6));
+    const status = await stack.api.inject({
+      method: 'GET',
+      url: `/api/v1/dial/${session}`,
+      headers: tenant.headers,
+    });
+    expect(status.json()).toMatchObject({ status: 'ended' });
+    await stack.command(tenant, caller, 'hangup');
+  });
+
+  it('a room play read after its deadline is not played and the room says stopped', async () => {
+    const room = await roomRequest('POST', '/api/v1/conferences', { name: 'late-play' });
+    const roomId = room.json<{ room_id: string }>().room_id;
+    const member = await inboundCall();
+    await stack.command(tenant, member, 'answer');
+    await stack.command(tenant, member, 'conference/join', { room_id: roomId });
+    await stack.events.of(member, 'conference.member.joined');
+
+    const caller = await inboundCall();
+    await holdTheSlot(caller);
+    const play = await roomRequest('POST', `/api/v1/conferences/${roomId}/play`, {
+      urls: [`${audio.base}/tone10000ms.wav`],
+    });
+    expect(play.statusCode).toBe(202);
+    const operation = play.json<{ operation_id: string }>().operation_id;
+
+    // Run late, the play would keep the room playing for 10 s.
+    await expect
+      .poll(async () => (await roomRequest('GET', `/api/v1/conferences/${roomId}`)).json(), {
+        timeout: 6000,
+        interval: 100,
+      })
+      .toMatchObject({ playback_status: 'stopped' });
+    expect(stack.events.all.filter((e) => e.operation_id === operation)).toEqual([
+      expect.objectContaining({ event: 'conference.play.started' }),
+    ]);
+    await stack.command(tenant, caller, 'hangup');
+    await stack.command(tenant, member, 'hangup');
+  });
 });
+
+async function inboundCall(): Promise<string> {
+  const uuid = await stack.control.call(did, mobile());
+  const session = `${stack.node.prefix}-${uuid}`;
+  await stack.events.of(session, 'call.new');
+  return session;
+}
+
+/** A playback of audio that answers after 10 s: it holds the node's one slot for 2 s. */
+async function holdTheSlot(session: string): Promise<void> {
+  const res = await stack.command(tenant, session, 'playback/start', {
+    urls: [`${audio.base}/slow10000ms.wav`],
+  });
+  expect(res.status).toBe(202);
+}
+
+const roomRequest = (method: 'GET' | 'POST', url: string, body?: unknown) =>
+  stack.api.inject({
+    method,
+    url,
+    headers: {
+      ...tenant.headers,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });

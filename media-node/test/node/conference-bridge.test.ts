@@ -1,62 +1,42 @@
 // Cross-node conferences: a session on one media node joins a room hosted by another through a
 // bridge leg from its simulator to the host's (the simulators' SIP trunk). Two simulators, two
 // media nodes, one api and Redis; events read from the stream.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MediaNode } from '../../src/index.js';
-import type { FsEvent } from '../../src/esl/event.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { killOutcome } from '../../src/conference/bridge-leg.js';
-import {
-  mobile,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type SimControl,
-  type Stack,
-  type Tenant,
-} from './harness.js';
+import type { SimControl, Stack, Tenant } from './harness.js';
+import { answeredCall, fsEvent, request, type NodeOnSim } from './calls.js';
+import { useAudio, useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
-let audio: AudioServer;
 const did = '0733330000';
 let rooms = 0;
 /** Each node with the simulator it drives, by prefix. */
-const nodes = new Map<string, { node: MediaNode; control: SimControl }>();
+const nodes = new Map<string, NodeOnSim>();
+
+// The api's cooldown groups (500 ms between playbacks, 2 s between conference commands...) have
+// tests of their own (api/test/session-commands.test.ts): a conference or playback command here
+// waits out the window that the session's previous one of its group left, with
+// commandAfterCooldown.
+const stack = useStack();
+const tenant = useTenant(stack, { dids: [did] });
+const audio = useAudio();
 
 beforeAll(async () => {
-  [stack, audio] = await Promise.all([startStack(), startAudioServer()]);
   const other = await stack.startNode();
   for (const n of [{ node: stack.node, control: stack.control }, other])
     nodes.set(n.node.prefix, n);
-  tenant = await stack.tenant({ dids: [did] });
 });
-afterAll(async () => {
-  await stack.close();
-  await audio.close();
-});
-
-async function request(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) {
-  const res = await stack.api.inject({
-    method,
-    url,
-    headers: {
-      ...tenant.headers,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-  return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
-}
 
 interface Setup {
   readonly room: string;
-  readonly host: { node: MediaNode; control: SimControl };
-  readonly away: { node: MediaNode; control: SimControl };
+  readonly host: NodeOnSim;
+  readonly away: NodeOnSim;
 }
 
 /** A room, its host node and the other node (whichever the api placed the room on). */
 async function newRoom(): Promise<Setup> {
-  const res = await request('POST', '/api/v1/conferences', { name: `bridge-${++rooms}` });
+  const res = await request(stack, tenant, 'POST', '/api/v1/conferences', {
+    name: `bridge-${++rooms}`,
+  });
   expect(res.status).toBe(201);
   const room = res.body.room_id as string;
   const host = nodes.get(room.slice(0, 5));
@@ -65,18 +45,10 @@ async function newRoom(): Promise<Setup> {
   return { room, host, away };
 }
 
-/** An answered inbound call on a node; returns its session id and simulator call uuid. */
-async function answeredCall(on: { node: MediaNode; control: SimControl }) {
-  const uuid = await on.control.call(did, mobile());
-  const session = `${on.node.prefix}-${uuid}`;
-  await stack.events.of(session, 'call.new');
-  await stack.command(tenant, session, 'answer');
-  await stack.events.of(session, 'call.answered');
-  return { session, uuid };
-}
-
 async function join(session: string, room: string) {
-  const res = await stack.command(tenant, session, 'conference/join', { room_id: room });
+  const res = await stack.commandAfterCooldown(tenant, session, 'conference/join', {
+    room_id: room,
+  });
   expect(res).toEqual({ status: 202, body: { status: 'joining', room_id: room } });
   return stack.events.of(session, 'conference.member.joined');
 }
@@ -98,23 +70,6 @@ async function hostLeg(setup: Setup): Promise<SimCall | undefined> {
   return (await simCalls(setup.host.control)).find((c) => c.to === `voicegw-conf-${setup.room}`);
 }
 
-/** The first event of the node's FreeSWITCH matching `match`, from now on. */
-function fsEvent(node: MediaNode, match: (e: FsEvent) => boolean, timeoutMs = 5000) {
-  return new Promise<FsEvent>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      node.esl.off('event', onEvent);
-      reject(new Error('no such FreeSWITCH event'));
-    }, timeoutMs);
-    const onEvent = (e: FsEvent): void => {
-      if (!match(e)) return;
-      clearTimeout(timer);
-      node.esl.off('event', onEvent);
-      resolve(e);
-    };
-    node.esl.on('event', onEvent);
-  });
-}
-
 const field = (session: string, name: string) =>
   stack.redis.hget(stack.keys.session(session), name);
 
@@ -124,14 +79,19 @@ const appsOf = async (on: { control: SimControl }, uuid: string) =>
 describe.concurrent('a session joins a room hosted by another media node', () => {
   it('joins through a bridge leg: joined with a member id, listed in the room, no call.new for the leg', async () => {
     const setup = await newRoom();
-    const { session } = await answeredCall(setup.away);
+    const { session } = await answeredCall(stack, tenant, did, setup.away);
     const joined = await join(session, setup.room);
     expect(joined).toMatchObject({ room_id: setup.room, session_uuid: session, muted: true });
     expect(joined.member_id).toMatch(/^\d+$/);
     expect(await field(session, 'conf_state')).toBe('joined');
     expect(await field(session, 'conf_member_id')).toBe(joined.member_id);
 
-    const members = await request('GET', `/api/v1/conferences/${setup.room}/members`);
+    const members = await request(
+      stack,
+      tenant,
+      'GET',
+      `/api/v1/conferences/${setup.room}/members`,
+    );
     expect(members.status).toBe(200);
     expect(members.body.members).toEqual([
       expect.objectContaining({ uuid: session, did, muted: true }),
@@ -152,10 +112,10 @@ describe.concurrent('a session joins a room hosted by another media node', () =>
     ).toBe(false);
 
     // A member on the host itself joins the same conference, beside the bridged one.
-    const local = await answeredCall(setup.host);
+    const local = await answeredCall(stack, tenant, did, setup.host);
     const joinedLocal = await join(local.session, setup.room);
     expect(joinedLocal.member_id).not.toBe(joined.member_id);
-    const both = await request('GET', `/api/v1/conferences/${setup.room}/members`);
+    const both = await request(stack, tenant, 'GET', `/api/v1/conferences/${setup.room}/members`);
     expect((both.body.members as Array<{ uuid: string }>).map((m) => m.uuid)).toEqual([
       session,
       local.session,
@@ -167,9 +127,9 @@ describe.concurrent('a session joins a room hosted by another media node', () =>
 
   it('unmute and mute of the bridged member are carried out by the host and confirmed', async () => {
     const setup = await newRoom();
-    const { session } = await answeredCall(setup.away);
+    const { session } = await answeredCall(stack, tenant, did, setup.away);
     const joined = await join(session, setup.room);
-    const unmute = await stack.command(tenant, session, 'conference/unmute');
+    const unmute = await stack.commandAfterCooldown(tenant, session, 'conference/unmute');
     expect(unmute).toEqual({ status: 202, body: { status: 'unmuted', room_id: setup.room } });
     expect(await stack.events.of(session, 'conference.member.unmuted')).toMatchObject({
       room_id: setup.room,
@@ -179,7 +139,7 @@ describe.concurrent('a session joins a room hosted by another media node', () =>
     expect(await field(session, 'conf_muted')).toBe('0');
     expect(await setup.host.node.esl.api(`conference ${setup.room} list`)).toMatch(/hear\|speak/);
 
-    const mute = await stack.command(tenant, session, 'conference/mute');
+    const mute = await stack.commandAfterCooldown(tenant, session, 'conference/mute');
     expect(mute).toEqual({ status: 202, body: { status: 'muted', room_id: setup.room } });
     expect(await stack.events.of(session, 'conference.member.muted')).toMatchObject({
       member_id: joined.member_id,
@@ -196,7 +156,7 @@ describe.concurrent('a session joins a room hosted by another media node', () =>
 
   it('leave hangs up the bridge leg: left, and the call goes back to park on its node', async () => {
     const setup = await newRoom();
-    const { session, uuid } = await answeredCall(setup.away);
+    const { session, uuid } = await answeredCall(stack, tenant, did, setup.away);
     await join(session, setup.room);
     const leg = await hostLeg(setup);
     const legGone = fsEvent(
@@ -204,7 +164,7 @@ describe.concurrent('a session joins a room hosted by another media node', () =>
       (e) => e.name === 'CHANNEL_HANGUP_COMPLETE' && e.uuid === leg?.uuid,
     );
     const parked = fsEvent(setup.away.node, (e) => e.name === 'CHANNEL_PARK' && e.uuid === uuid);
-    const leave = await stack.command(tenant, session, 'conference/leave');
+    const leave = await stack.commandAfterCooldown(tenant, session, 'conference/leave');
     expect(leave).toEqual({ status: 202, body: { status: 'leaving', room_id: setup.room } });
     expect(await stack.events.of(session, 'conference.member.left')).toMatchObject({
       room_id: setup.room,
@@ -212,7 +172,12 @@ describe.concurrent('a session joins a room hosted by another media node', () =>
     });
     await Promise.all([legGone, parked]);
     expect(await field(session, 'conf_state')).toBe('none');
-    const members = await request('GET', `/api/v1/conferences/${setup.room}/members`);
+    const members = await request(
+      stack,
+      tenant,
+      'GET',
+      `/api/v1/conferences/${setup.room}/members`,
+    );
     expect(members.body.members).toEqual([]);
     expect(await appsOf(setup.away, uuid)).toEqual(['park']);
     expect(stack.events.session(session).some((e) => e.event === 'call.hangup')).toBe(false);
@@ -223,10 +188,10 @@ describe.concurrent('a session joins a room hosted by another media node', () =>
 
   it('deleting the room on its host tears the bridge down; the session stays up on its node', async () => {
     const setup = await newRoom();
-    const { session, uuid } = await answeredCall(setup.away);
+    const { session, uuid } = await answeredCall(stack, tenant, did, setup.away);
     await join(session, setup.room);
     const parked = fsEvent(setup.away.node, (e) => e.name === 'CHANNEL_PARK' && e.uuid === uuid);
-    const res = await request('DELETE', `/api/v1/conferences/${setup.room}`);
+    const res = await request(stack, tenant, 'DELETE', `/api/v1/conferences/${setup.room}`);
     expect(res).toEqual({ status: 200, body: { room_id: setup.room } });
     expect(await stack.events.of(session, 'conference.member.left')).toMatchObject({
       room_id: setup.room,
@@ -245,7 +210,7 @@ describe.concurrent('a session joins a room hosted by another media node', () =>
 
   it('the session hanging up on its node removes the member on the host: left, then call.hangup', async () => {
     const setup = await newRoom();
-    const { session, uuid } = await answeredCall(setup.away);
+    const { session, uuid } = await answeredCall(stack, tenant, did, setup.away);
     await join(session, setup.room);
     const leg = await hostLeg(setup);
     const memberGone = fsEvent(
@@ -264,7 +229,7 @@ describe.concurrent('a session joins a room hosted by another media node', () =>
 
   it('keys pressed by the bridged caller still reach the app as dtmf', async () => {
     const setup = await newRoom();
-    const { session, uuid } = await answeredCall(setup.away);
+    const { session, uuid } = await answeredCall(stack, tenant, did, setup.away);
     await join(session, setup.room);
     await setup.away.control.dtmf(uuid, '4');
     expect(await stack.events.of(session, 'dtmf')).toMatchObject({ digit: '4' });
@@ -273,10 +238,10 @@ describe.concurrent('a session joins a room hosted by another media node', () =>
 
 describe.concurrent('playback while in a conference plays to the member', () => {
   async function playsToTheMember(setup: Setup, where: 'host' | 'away') {
-    const { session } = await answeredCall(setup[where]);
+    const { session } = await answeredCall(stack, tenant, did, setup[where]);
     await join(session, setup.room);
     const uid = `in-room-${where}`;
-    const res = await stack.command(tenant, session, 'playback/start', {
+    const res = await stack.commandAfterCooldown(tenant, session, 'playback/start', {
       urls: [`${audio.base}/tone300ms.wav`],
       command_uid: uid,
     });
@@ -291,7 +256,7 @@ describe.concurrent('playback while in a conference plays to the member', () => 
     expect(stopped.offset_ms).toBeLessThanOrEqual(350);
     // Still a member: the playback ran on top of the conference, and unmute works at once.
     expect(await field(session, 'conf_state')).toBe('joined');
-    await stack.command(tenant, session, 'conference/unmute');
+    await stack.commandAfterCooldown(tenant, session, 'conference/unmute');
     expect(await stack.events.of(session, 'conference.member.unmuted')).toMatchObject({
       muted: false,
     });
@@ -310,14 +275,14 @@ describe.concurrent('playback while in a conference plays to the member', () => 
 
   it('leaving stops a playback playing to the member (playback.stopped, then left)', async () => {
     const setup = await newRoom();
-    const { session } = await answeredCall(setup.host);
+    const { session } = await answeredCall(stack, tenant, did, setup.host);
     await join(session, setup.room);
-    await stack.command(tenant, session, 'playback/start', {
+    await stack.commandAfterCooldown(tenant, session, 'playback/start', {
       urls: [`${audio.base}/tone3000ms.wav`],
       command_uid: 'long-in-room',
     });
     await stack.events.waitFor((e) => e.session_uuid === session && e.event === 'playback.started');
-    await stack.command(tenant, session, 'conference/leave');
+    await stack.commandAfterCooldown(tenant, session, 'conference/leave');
     const left = await stack.events.of(session, 'conference.member.left');
     const stopped = await stack.events.of(session, 'playback.stopped');
     const events = stack.events.session(session);
@@ -326,39 +291,30 @@ describe.concurrent('playback while in a conference plays to the member', () => 
   });
 });
 
+/**
+ * An answered call on `on`, once its node's heartbeat counts it (so that the node is full when
+ * it has a capacity of 1), and a room named `name` wherever the api then places it.
+ */
+async function countedCallAndRoom(own: Stack, ownTenant: Tenant, on: NodeOnSim, name: string) {
+  const { uuid, session } = await answeredCall(own, ownTenant, did, on);
+  const beat = own.keys.nodeHeartbeat(on.node.prefix);
+  await expect.poll(() => own.redis.hget(beat, 'active_sessions')).toBe('1');
+  const created = await request(own, ownTenant, 'POST', '/api/v1/conferences', { name });
+  return { uuid, session, room: created.body.room_id as string };
+}
+
 describe('a join the room host cannot take', () => {
-  let own: Stack;
-  let ownTenant: Tenant;
-  beforeAll(async () => {
-    // The first node takes one call and is then full, so new rooms go to the second node,
-    // which announces no SIP address.
-    own = await startStack({ nodeEnv: { CAPACITY: '1' } });
-    await own.startNode({ FS_SIP_ADDRESS: '', CAPACITY: '500' });
-    ownTenant = await own.tenant({ dids: [did] });
-  });
-  afterAll(() => own.close());
+  // The first node takes one call and is then full, so new rooms go to the second node,
+  // which announces no SIP address.
+  const own = useStack({ nodeEnv: { CAPACITY: '1' } });
+  const ownTenant = useTenant(own, { dids: [did] });
+  beforeAll(() => own.startNode({ FS_SIP_ADDRESS: '', CAPACITY: '500' }));
 
   it('is undone: command.result false naming the missing address, and not in a conference', async () => {
-    const uuid = await own.control.call(did, mobile());
-    const session = `${own.node.prefix}-${uuid}`;
-    await own.events.of(session, 'call.new');
-    await own.command(ownTenant, session, 'answer');
-    await own.events.of(session, 'call.answered');
-    const beat = own.keys.nodeHeartbeat(own.node.prefix);
-    for (let i = 0; (await own.redis.hget(beat, 'active_sessions')) !== '1'; i++) {
-      if (i > 50) throw new Error('the heartbeat never counted the call');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const created = await own.api.inject({
-      method: 'POST',
-      url: '/api/v1/conferences',
-      headers: { ...ownTenant.headers, 'content-type': 'application/json' },
-      payload: JSON.stringify({ name: 'no-sip' }),
-    });
-    const room = created.json<{ room_id: string }>().room_id;
+    const { session, room } = await countedCallAndRoom(own, ownTenant, own, 'no-sip');
     expect(room.slice(0, 5)).not.toBe(own.node.prefix);
 
-    const res = await own.command(ownTenant, session, 'conference/join', {
+    const res = await own.commandAfterCooldown(ownTenant, session, 'conference/join', {
       room_id: room,
       command_uid: 'join-no-sip',
     });
@@ -380,36 +336,20 @@ describe('a join the room host cannot take', () => {
 });
 
 describe('a room host that restarts', () => {
-  let own: Stack;
-  let ownTenant: Tenant;
-  beforeAll(async () => {
-    own = await startStack();
-    ownTenant = await own.tenant({ dids: [did] });
-  });
-  afterAll(() => own.close());
+  const own = useStack();
+  const ownTenant = useTenant(own, { dids: [did] });
 
   it('still carries out unmute for its bridged members and tears them down on DELETE', async () => {
     // The second node is full after one call, so the room goes to the first one.
     const away = await own.startNode({ CAPACITY: '1' });
-    const uuid = await away.control.call(did, mobile());
-    const session = `${away.node.prefix}-${uuid}`;
-    await own.events.of(session, 'call.new');
-    await own.command(ownTenant, session, 'answer');
-    await own.events.of(session, 'call.answered');
-    const beat = own.keys.nodeHeartbeat(away.node.prefix);
-    for (let i = 0; (await own.redis.hget(beat, 'active_sessions')) !== '1'; i++) {
-      if (i > 50) throw new Error('the heartbeat never counted the call');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const created = await own.api.inject({
-      method: 'POST',
-      url: '/api/v1/conferences',
-      headers: { ...ownTenant.headers, 'content-type': 'application/json' },
-      payload: JSON.stringify({ name: 'restarting-host' }),
-    });
-    const room = created.json<{ room_id: string }>().room_id;
+    const { uuid, session, room } = await countedCallAndRoom(
+      own,
+      ownTenant,
+      away,
+      'restarting-host',
+    );
     expect(room.slice(0, 5)).toBe(own.node.prefix);
-    await own.command(ownTenant, session, 'conference/join', { room_id: room });
+    await own.commandAfterCooldown(ownTenant, session, 'conference/join', { room_id: room });
     const joined = await own.events.of(session, 'conference.member.joined');
 
     // The host's process restarts (same name, same FreeSWITCH): its legs are unknown to it.
@@ -417,7 +357,7 @@ describe('a room host that restarts', () => {
     const { node: host } = await own.startNode({ NODE_NAME: own.node.name }, true);
     expect(host.prefix).toBe(own.node.prefix);
 
-    await own.command(ownTenant, session, 'conference/unmute');
+    await own.commandAfterCooldown(ownTenant, session, 'conference/unmute');
     expect(await own.events.of(session, 'conference.member.unmuted')).toMatchObject({
       member_id: joined.member_id,
       muted: false,
@@ -438,7 +378,7 @@ describe('uuid_kill of a bridge leg the far side already ended', () => {
   it('is gone (logged at debug), not failed (a warning); other refusals are failures', async () => {
     const [on] = nodes.values();
     if (!on) throw new Error('no node');
-    const { uuid } = await answeredCall(on);
+    const { uuid } = await answeredCall(stack, tenant, did, on);
     expect(killOutcome(await on.node.esl.api(`uuid_kill ${uuid} NORMAL_CLEARING`))).toBe('killed');
     // FreeSWITCH's answer once the channel is gone (trace h_uuid_kill), as the leg's would be.
     await expect

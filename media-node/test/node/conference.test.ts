@@ -1,58 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  mobile,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Stack,
-  type Tenant,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { FsEvent } from '../../src/esl/event.js';
+import { answeredCall, fsEvent, request } from './calls.js';
+import { useAudio, useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
-let audio: AudioServer;
 const did = '0732220000';
 let rooms = 0;
 
-beforeAll(async () => {
-  [stack, audio] = await Promise.all([startStack(), startAudioServer()]);
-  tenant = await stack.tenant({ dids: [did] });
-});
-afterAll(async () => {
-  await stack.close();
-  await audio.close();
-});
-
-async function request(method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) {
-  const res = await stack.api.inject({
-    method,
-    url,
-    headers: {
-      ...tenant.headers,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-  return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
-}
-
 async function newRoom(): Promise<string> {
-  const res = await request('POST', '/api/v1/conferences', { name: `room-${++rooms}` });
+  const res = await request(stack, tenant, 'POST', '/api/v1/conferences', {
+    name: `room-${++rooms}`,
+  });
   expect(res.status).toBe(201);
   return res.body.room_id as string;
 }
 
-async function answeredCall(): Promise<string> {
-  const uuid = await stack.control.call(did, mobile());
-  const session = `${stack.node.prefix}-${uuid}`;
-  await stack.events.of(session, 'call.new');
-  await stack.command(tenant, session, 'answer');
-  await stack.events.of(session, 'call.answered');
-  return session;
-}
-
 async function join(session: string, room: string): Promise<Record<string, unknown>> {
-  const res = await stack.command(tenant, session, 'conference/join', { room_id: room });
+  const res = await stack.commandAfterCooldown(tenant, session, 'conference/join', {
+    room_id: room,
+  });
   expect(res.body).toEqual({ status: 'joining', room_id: room });
   return stack.events.of(session, 'conference.member.joined');
 }
@@ -60,10 +25,21 @@ async function join(session: string, room: string): Promise<Record<string, unkno
 const field = (session: string, name: string) =>
   stack.redis.hget(stack.keys.session(session), name);
 
+// The api's cooldown groups (500 ms between playbacks, 2 s between conference commands...) have
+// tests of their own (api/test/session-commands.test.ts): a conference or playback command here
+// waits out the window that the session's previous one of its group left, with
+// commandAfterCooldown.
+const stack = useStack();
+const tenant = useTenant(stack, { dids: [did] });
+const audio = useAudio();
+
 describe.concurrent('conference members', () => {
   it('members join muted; joined is reported with the member id once FreeSWITCH confirms', async () => {
     const room = await newRoom();
-    const [a, b] = await Promise.all([answeredCall(), answeredCall()]);
+    const [{ session: a }, { session: b }] = await Promise.all([
+      answeredCall(stack, tenant, did),
+      answeredCall(stack, tenant, did),
+    ]);
     const joinedA = await join(a, room);
     const joinedB = await join(b, room);
     expect(joinedA).toMatchObject({ room_id: room, session_uuid: a, muted: true });
@@ -75,14 +51,14 @@ describe.concurrent('conference members', () => {
     const again = await stack.command(tenant, a, 'conference/join', { room_id: room });
     expect(again).toMatchObject({ status: 200, body: { status: 'already_joined', room_id: room } });
 
-    const members = await request('GET', `/api/v1/conferences/${room}/members`);
+    const members = await request(stack, tenant, 'GET', `/api/v1/conferences/${room}/members`);
     expect((members.body.members as unknown[]).length).toBe(2);
   });
 
   it('joining stops a silence stream first (it would hold the channel)', async () => {
     const room = await newRoom();
-    const session = await answeredCall();
-    await stack.command(tenant, session, 'playback/silence', { command_uid: 'hush' });
+    const { session } = await answeredCall(stack, tenant, did);
+    await stack.commandAfterCooldown(tenant, session, 'playback/silence', { command_uid: 'hush' });
     await stack.events.waitFor(
       (e) => e.session_uuid === session && e.event === 'command.result' && e.command_uid === 'hush',
     );
@@ -96,9 +72,9 @@ describe.concurrent('conference members', () => {
 
   it('unmute and mute are confirmed by FreeSWITCH', async () => {
     const room = await newRoom();
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await join(session, room);
-    expect((await stack.command(tenant, session, 'conference/unmute')).body).toEqual({
+    expect((await stack.commandAfterCooldown(tenant, session, 'conference/unmute')).body).toEqual({
       status: 'unmuted',
       room_id: room,
     });
@@ -106,7 +82,7 @@ describe.concurrent('conference members', () => {
       room_id: room,
       muted: false,
     });
-    await stack.command(tenant, session, 'conference/mute');
+    await stack.commandAfterCooldown(tenant, session, 'conference/mute');
     expect(await stack.events.of(session, 'conference.member.muted')).toMatchObject({
       muted: true,
     });
@@ -115,9 +91,9 @@ describe.concurrent('conference members', () => {
 
   it('leave kicks the member, whose call stays up', async () => {
     const room = await newRoom();
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await join(session, room);
-    expect((await stack.command(tenant, session, 'conference/leave')).body).toEqual({
+    expect((await stack.commandAfterCooldown(tenant, session, 'conference/leave')).body).toEqual({
       status: 'leaving',
       room_id: room,
     });
@@ -125,14 +101,14 @@ describe.concurrent('conference members', () => {
       room_id: room,
     });
     expect(await field(session, 'conf_state')).toBe('none');
-    const members = await request('GET', `/api/v1/conferences/${room}/members`);
+    const members = await request(stack, tenant, 'GET', `/api/v1/conferences/${room}/members`);
     expect(members.body.members).toEqual([]);
     expect(stack.events.session(session).some((e) => e.event === 'call.hangup')).toBe(false);
   });
 
   it('hanging up in a room reports left, then call.hangup, and the room forgets the member', async () => {
     const room = await newRoom();
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await join(session, room);
     await stack.command(tenant, session, 'hangup');
     const left = await stack.events.of(session, 'conference.member.left');
@@ -144,9 +120,9 @@ describe.concurrent('conference members', () => {
 
   it('deleting the room kicks its members, who stay on the call', async () => {
     const room = await newRoom();
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await join(session, room);
-    const res = await request('DELETE', `/api/v1/conferences/${room}`);
+    const res = await request(stack, tenant, 'DELETE', `/api/v1/conferences/${room}`);
     expect(res.status).toBe(200);
     expect(await stack.events.of(session, 'conference.member.left')).toMatchObject({
       room_id: room,
@@ -159,35 +135,49 @@ describe.concurrent('conference members', () => {
 describe.concurrent('room playback', () => {
   it('play ends naturally with conference.play.finished and the room back to stopped', async () => {
     const room = await newRoom();
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await join(session, room);
     const urls = [`${audio.base}/tone200ms.wav`, `${audio.base}/tone300ms.wav`];
-    const res = await request('POST', `/api/v1/conferences/${room}/play`, { urls });
+    const res = await request(stack, tenant, 'POST', `/api/v1/conferences/${room}/play`, { urls });
     expect(res.status).toBe(202);
     const finished = await stack.events.waitFor(
       (e) => e.event === 'conference.play.finished' && e.room_id === room,
     );
     expect(finished).toMatchObject({ operation_id: res.body.operation_id, urls });
-    const status = await request('GET', `/api/v1/conferences/${room}`);
+    const status = await request(stack, tenant, 'GET', `/api/v1/conferences/${room}`);
     expect(status.body).toMatchObject({ playback_status: 'stopped', playback_urls: [] });
   });
 
   it('a stopped play does not report finished', async () => {
     const room = await newRoom();
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await join(session, room);
-    const res = await request('POST', `/api/v1/conferences/${room}/play`, {
+    // The room's own play-file events (the "alone" prompt at the join carries an Error).
+    const roomFile = (action: string, file?: string) => (e: FsEvent) =>
+      e.header('Conference-Name') === room &&
+      e.header('Action') === action &&
+      e.header('Error') === undefined &&
+      (file === undefined || e.header('File') === file);
+    const playing = fsEvent(stack.node, roomFile('play-file'));
+    const res = await request(stack, tenant, 'POST', `/api/v1/conferences/${room}/play`, {
       urls: [`${audio.base}/tone3000ms.wav`],
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await request('POST', `/api/v1/conferences/${room}/stop`)).status).toBe(202);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    const file = (await playing).header('File');
+    const stopped = fsEvent(stack.node, roomFile('play-file-done', file));
+    expect((await request(stack, tenant, 'POST', `/api/v1/conferences/${room}/stop`)).status).toBe(
+      202,
+    );
+    await stopped;
+    // A finished published for that play-file-done would be out before the node has carried
+    // out a later command of the session: hang up and wait for it.
+    await stack.command(tenant, session, 'hangup');
+    await stack.events.of(session, 'call.hangup');
     expect(
       stack.events.all.some(
         (e) => e.event === 'conference.play.finished' && e.operation_id === res.body.operation_id,
       ),
     ).toBe(false);
-    const status = await request('GET', `/api/v1/conferences/${room}`);
+    const status = await request(stack, tenant, 'GET', `/api/v1/conferences/${room}`);
     expect(status.body).toMatchObject({ playback_status: 'stopped' });
   });
 });

@@ -83,7 +83,7 @@ async function consume(
       if (message.kind === 'session') seen.executed.push(message.command_uid);
     },
     async expire(message) {
-      seen.expired.push(message.command_uid);
+      if (message.kind === 'session') seen.expired.push(message.command_uid);
     },
   });
   await consumer.start();

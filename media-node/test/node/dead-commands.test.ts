@@ -1,7 +1,14 @@
 // failDeadCommands-3.lua on a real Redis: exactly once without the sweeper lock, and hands off
 // while the node beats.
 import { randomUUID } from 'node:crypto';
-import { COMMAND_FIELD, COMMAND_GROUP, LuaScripts, RedisKeys } from '@voicegw/shared';
+import {
+  COMMAND_FIELD,
+  COMMAND_GROUP,
+  lua,
+  LuaScripts,
+  RedisKeys,
+  ScriptCode,
+} from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 
@@ -25,12 +32,17 @@ async function deadNodeStream(prefix: string, pending: number, unread: number): 
 
 /** One sweeper's call: every id with a result event of its own. */
 function answer(connection: Redis, prefix: string, ids: string[]): Promise<unknown> {
-  const args = [COMMAND_GROUP, 'orphan-sweeper'];
-  for (const id of ids) args.push(id, 'app', 'app_a', 'e', JSON.stringify({ id }));
+  const entries: string[] = [];
+  for (const id of ids) entries.push(id, 'app', 'app_a', 'e', JSON.stringify({ id }));
   return new LuaScripts(connection).run(
-    'failDeadCommands',
-    [keys.commandStream(prefix), keys.nodeHeartbeat(prefix), keys.events()],
-    args,
+    lua.failDeadCommands(
+      {
+        commandStream: keys.commandStream(prefix),
+        heartbeat: keys.nodeHeartbeat(prefix),
+        events: keys.events(),
+      },
+      { group: COMMAND_GROUP, consumer: 'orphan-sweeper', entries },
+    ),
   );
 }
 
@@ -62,7 +74,7 @@ describe('failDeadCommands-3.lua', () => {
     const ids = await deadNodeStream(prefix, 1, 1);
     await redis.set(keys.nodeHeartbeat(prefix), '1', 'PX', 10_000);
     const before = await redis.xlen(keys.events());
-    expect(await answer(redis, prefix, ids)).toBe(-1);
+    expect(await answer(redis, prefix, ids)).toBe(ScriptCode.NODE_ALIVE);
     expect(await redis.xlen(keys.events())).toBe(before);
     expect(Number((await redis.xpending(keys.commandStream(prefix), COMMAND_GROUP))[0])).toBe(1);
   });
@@ -71,9 +83,14 @@ describe('failDeadCommands-3.lua', () => {
 /** The node's own command.result for one entry (answerCommand-2.lua): 1 published, 0 not. */
 function nodeResult(prefix: string, id: string): Promise<unknown> {
   return new LuaScripts(redis).run(
-    'answerCommand',
-    [keys.commandStream(prefix), keys.events()],
-    [COMMAND_GROUP, id, 'app', 'app_a', 'e', JSON.stringify({ id, late: true })],
+    lua.answerCommand(
+      { commandStream: keys.commandStream(prefix), events: keys.events() },
+      {
+        group: COMMAND_GROUP,
+        entryId: id,
+        events: ['app', 'app_a', 'e', JSON.stringify({ id, late: true })],
+      },
+    ),
   );
 }
 

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mobile, startStack, type Stack, type Tenant } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { mobile } from './harness.js';
+import { useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
 const from = '0721234567';
-
-beforeAll(async () => {
-  stack = await startStack();
-  tenant = await stack.tenant({ cids: [from] });
-});
-afterAll(() => stack.close());
 
 async function dial(to: string, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await stack.dial(tenant, { to, from, ...extra });
@@ -27,6 +20,9 @@ async function dialStatus(session: string): Promise<unknown> {
   });
   return res.json<{ status: string }>().status;
 }
+
+const stack = useStack();
+const tenant = useTenant(stack, { cids: [from] });
 
 describe.concurrent('dial', () => {
   it('an answered dial reports dialing, ringing, answered; the callee hanging up ends it completed', async () => {

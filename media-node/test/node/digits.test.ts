@@ -1,40 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  mobile,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Stack,
-  type Tenant,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { answeredCall, type Call } from './calls.js';
+import { useAudio, useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
-let audio: AudioServer;
 const did = '0733330000';
-
-beforeAll(async () => {
-  [stack, audio] = await Promise.all([startStack(), startAudioServer()]);
-  tenant = await stack.tenant({ dids: [did] });
-});
-afterAll(async () => {
-  await stack.close();
-  await audio.close();
-});
-
-interface Call {
-  readonly uuid: string;
-  readonly session: string;
-}
-
-async function answeredCall(): Promise<Call> {
-  const uuid = await stack.control.call(did, mobile());
-  const session = `${stack.node.prefix}-${uuid}`;
-  await stack.events.of(session, 'call.new');
-  await stack.command(tenant, session, 'answer');
-  await stack.events.of(session, 'command.result');
-  return { uuid, session };
-}
 
 const prompt = (ms = 400) => `${audio.base}/tone${ms}ms.wav`;
 
@@ -58,9 +26,13 @@ async function collect(call: Call, uid: string, body: Record<string, unknown>): 
   });
 }
 
+const stack = useStack();
+const tenant = useTenant(stack, { dids: [did] });
+const audio = useAudio();
+
 describe.concurrent('play_and_get_digits', () => {
   it('collects digits up to the terminator, with a dtmf event per key in real time', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await collect(call, 'pin', {});
     await stack.control.dtmf(call.uuid, '123#');
     expect(await eventOf(call.session, 'digits.collected', 'pin')).toMatchObject({
@@ -75,110 +47,104 @@ describe.concurrent('play_and_get_digits', () => {
     expect(names.indexOf('command.result', 3)).toBeLessThan(names.indexOf('digits.collected'));
   });
 
-  it('stops at max_digits without a terminator', async () => {
-    const call = await answeredCall();
-    await collect(call, 'two', { max_digits: 2 });
-    await stack.control.dtmf(call.uuid, '45');
-    expect(await eventOf(call.session, 'digits.collected', 'two')).toMatchObject({
-      digits: '45',
-      terminator: '',
-      status: 'success',
-    });
+  /** A collection, the keys pressed (each group once the keys before it are in) and its outcome. */
+  interface Case {
+    readonly name: string;
+    readonly uid: string;
+    readonly options: Record<string, unknown>;
+    readonly presses: string[];
+    readonly outcome: { digits: string; terminator: string; status: string };
+    readonly timeoutMs?: number;
+  }
+  const outcome = (digits: string, terminator: string, status: string) => ({
+    digits,
+    terminator,
+    status,
   });
+  const CASES: Case[] = [
+    {
+      name: 'stops at max_digits without a terminator',
+      uid: 'two',
+      options: { max_digits: 2 },
+      presses: ['45'],
+      outcome: outcome('45', '', 'success'),
+    },
+    {
+      name: 'accepts * as the terminator when asked to',
+      uid: 'star',
+      options: { terminators: '*' },
+      presses: ['9*'],
+      outcome: outcome('9', '*', 'success'),
+    },
+    {
+      name: 'no input within the timeout is status timeout',
+      uid: 'quiet',
+      options: { max_tries: 1, timeout: 1000 },
+      presses: [],
+      outcome: outcome('', '', 'timeout'),
+    },
+    {
+      name: 'too few digits on the only try is status invalid, with the partial digits',
+      uid: 'short',
+      options: { min_digits: 3, max_tries: 1 },
+      presses: ['12#'],
+      outcome: outcome('12', '', 'invalid'),
+    },
+    {
+      name: 'a key that is not a terminator does not end the entry: too short at the timeout is invalid',
+      uid: 'badterm',
+      options: { min_digits: 3, max_digits: 3, max_tries: 1, timeout: 1000 },
+      presses: ['1*'],
+      outcome: outcome('1*', '', 'invalid'),
+    },
+    {
+      name: 'enough digits and then silence is success once the digit timeout passes',
+      uid: 'nohash',
+      options: { min_digits: 2, max_digits: 6, max_tries: 1, timeout: 1000 },
+      presses: ['42'],
+      outcome: outcome('42', '', 'success'),
+    },
+    {
+      name: 'an invalid try is followed by another, whose valid entry succeeds',
+      uid: 'retry',
+      options: { min_digits: 3, max_tries: 2, timeout: 3000 },
+      presses: ['12#', '345#'],
+      outcome: outcome('345', '#', 'success'),
+    },
+    {
+      name: 'invalid entries on every try are status max_tries',
+      uid: 'tries',
+      options: { min_digits: 3, max_tries: 2, timeout: 3000 },
+      presses: ['1#', '2#'],
+      outcome: outcome('2', '', 'max_tries'),
+    },
+    {
+      name: 'tries used up after an invalid entry and then silence are status max_tries',
+      uid: 'gaveup',
+      options: { min_digits: 3, max_tries: 2, timeout: 1000 },
+      presses: ['9#'],
+      outcome: outcome('', '', 'max_tries'),
+      timeoutMs: 8000,
+    },
+  ];
 
-  it('accepts * as the terminator when asked to', async () => {
-    const call = await answeredCall();
-    await collect(call, 'star', { terminators: '*' });
-    await stack.control.dtmf(call.uuid, '9*');
-    expect(await eventOf(call.session, 'digits.collected', 'star')).toMatchObject({
-      digits: '9',
-      terminator: '*',
-      status: 'success',
+  for (const { name, uid, options, presses, outcome, timeoutMs } of CASES)
+    it(name, async () => {
+      const call = await answeredCall(stack, tenant, did);
+      await collect(call, uid, options);
+      let pressed = 0;
+      for (const keys of presses) {
+        if (pressed > 0) await waitForDigit(call.session, pressed);
+        await stack.control.dtmf(call.uuid, keys);
+        pressed += keys.length;
+      }
+      expect(await eventOf(call.session, 'digits.collected', uid, timeoutMs)).toMatchObject(
+        outcome,
+      );
     });
-  });
-
-  it('no input within the timeout is status timeout', async () => {
-    const call = await answeredCall();
-    await collect(call, 'quiet', { max_tries: 1, timeout: 1000 });
-    expect(await eventOf(call.session, 'digits.collected', 'quiet')).toMatchObject({
-      digits: '',
-      terminator: '',
-      status: 'timeout',
-    });
-  });
-
-  it('too few digits on the only try is status invalid, with the partial digits', async () => {
-    const call = await answeredCall();
-    await collect(call, 'short', { min_digits: 3, max_tries: 1 });
-    await stack.control.dtmf(call.uuid, '12#');
-    expect(await eventOf(call.session, 'digits.collected', 'short')).toMatchObject({
-      digits: '12',
-      terminator: '',
-      status: 'invalid',
-    });
-  });
-
-  it('a key that is not a terminator does not end the entry: too short at the timeout is invalid', async () => {
-    const call = await answeredCall();
-    await collect(call, 'badterm', { min_digits: 3, max_digits: 3, max_tries: 1, timeout: 1000 });
-    await stack.control.dtmf(call.uuid, '1*');
-    expect(await eventOf(call.session, 'digits.collected', 'badterm')).toMatchObject({
-      digits: '1*',
-      terminator: '',
-      status: 'invalid',
-    });
-  });
-
-  it('enough digits and then silence is success once the digit timeout passes', async () => {
-    const call = await answeredCall();
-    await collect(call, 'nohash', { min_digits: 2, max_digits: 6, max_tries: 1, timeout: 1000 });
-    await stack.control.dtmf(call.uuid, '42');
-    expect(await eventOf(call.session, 'digits.collected', 'nohash')).toMatchObject({
-      digits: '42',
-      terminator: '',
-      status: 'success',
-    });
-  });
-
-  it('an invalid try is followed by another, whose valid entry succeeds', async () => {
-    const call = await answeredCall();
-    await collect(call, 'retry', { min_digits: 3, max_tries: 2, timeout: 3000 });
-    await stack.control.dtmf(call.uuid, '12#');
-    await waitForDigit(call.session, 3);
-    await stack.control.dtmf(call.uuid, '345#');
-    expect(await eventOf(call.session, 'digits.collected', 'retry')).toMatchObject({
-      digits: '345',
-      terminator: '#',
-      status: 'success',
-    });
-  });
-
-  it('invalid entries on every try are status max_tries', async () => {
-    const call = await answeredCall();
-    await collect(call, 'tries', { min_digits: 3, max_tries: 2, timeout: 3000 });
-    await stack.control.dtmf(call.uuid, '1#');
-    await waitForDigit(call.session, 2);
-    await stack.control.dtmf(call.uuid, '2#');
-    expect(await eventOf(call.session, 'digits.collected', 'tries')).toMatchObject({
-      digits: '2',
-      terminator: '',
-      status: 'max_tries',
-    });
-  });
-
-  it('tries used up after an invalid entry and then silence are status max_tries', async () => {
-    const call = await answeredCall();
-    await collect(call, 'gaveup', { min_digits: 3, max_tries: 2, timeout: 1000 });
-    await stack.control.dtmf(call.uuid, '9#');
-    expect(await eventOf(call.session, 'digits.collected', 'gaveup', 8000)).toMatchObject({
-      digits: '',
-      terminator: '',
-      status: 'max_tries',
-    });
-  });
 
   it('a prompt that cannot be fetched gives playback.file_not_found and success false', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     const bad = `${audio.base}/nope.wav`;
     await stack.command(tenant, call.session, 'play_and_get_digits', {
       command_uid: 'gone',
@@ -194,7 +160,7 @@ describe.concurrent('play_and_get_digits', () => {
   });
 
   it('keys pressed while nothing collects are dtmf events too', async () => {
-    const call = await answeredCall();
+    const call = await answeredCall(stack, tenant, did);
     await stack.control.dtmf(call.uuid, '7');
     expect(await stack.events.of(call.session, 'dtmf')).toMatchObject({ digit: '7' });
   });

@@ -1,26 +1,9 @@
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mobile, startStack, type Stack, type Tenant } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { inboundCall } from './calls.js';
+import { useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
 const did = '0737654321';
-
-beforeAll(async () => {
-  stack = await startStack({
-    viaProxy: true,
-    nodeEnv: { ORPHAN_TIMEOUT_MS: '300', SWEEP_INTERVAL_MS: '100' },
-  });
-  tenant = await stack.tenant({ dids: [did] });
-});
-afterAll(() => stack.close());
-
-async function inboundCall(): Promise<{ uuid: string; session: string }> {
-  const uuid = await stack.control.call(did, mobile());
-  const session = `${stack.node.prefix}-${uuid}`;
-  await stack.events.of(session, 'call.new');
-  return { uuid, session };
-}
 
 /** Cuts the event socket and waits until the node is back and resynchronised. */
 async function outage(during: () => Promise<void> = async () => undefined): Promise<void> {
@@ -35,9 +18,15 @@ async function outage(during: () => Promise<void> = async () => undefined): Prom
   await stack.node.synced();
 }
 
+const stack = useStack({
+  viaProxy: true,
+  nodeEnv: { ORPHAN_TIMEOUT_MS: '300', SWEEP_INTERVAL_MS: '100' },
+});
+const tenant = useTenant(stack, { dids: [did] });
+
 describe('event socket connection drops', () => {
   it('a dropped connection is survived: the call is kept and commands work after reconnect', async () => {
-    const { session } = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     await outage();
     const res = await stack.command(tenant, session, 'answer', { command_uid: 'after-drop' });
     expect(res.status).toBe(202);
@@ -52,7 +41,7 @@ describe('event socket connection drops', () => {
   });
 
   it('a reset connection (no goodbye) reconnects by itself', async () => {
-    const { session } = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     const back = once(stack.node.esl, 'connected');
     stack.proxy!.cut();
     await back;
@@ -64,7 +53,7 @@ describe('event socket connection drops', () => {
   });
 
   it('a call that ended while disconnected gets one synthetic call.hangup from its node when it is back', async () => {
-    const { uuid, session } = await inboundCall();
+    const { uuid, session } = await inboundCall(stack, did);
     await outage(() => stack.control.hangup(uuid));
     const hangup = await stack.events.of(session, 'call.hangup', 3000);
     expect(hangup).toMatchObject({ hangup_cause: 'failed', duration_seconds: 0 });
@@ -73,7 +62,7 @@ describe('event socket connection drops', () => {
   });
 
   it('while disconnected, commands report success false instead of hanging', async () => {
-    const { session } = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     const proxy = stack.proxy!;
     const lost = once(stack.node.esl, 'disconnected');
     proxy.down();

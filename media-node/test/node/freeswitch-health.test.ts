@@ -4,20 +4,18 @@
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { createLogger, freePort, NodeRegistry } from '@voicegw/shared';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { loadMediaNodeConfig } from '../../src/config.js';
 import { startMediaNode, type MediaNode } from '../../src/index.js';
-import { ADMIN_KEY, startStack, TEST_NODE_ENV, type Stack } from './harness.js';
+import { ADMIN_KEY, TEST_NODE_ENV } from './harness.js';
+import { useStack } from './use-stack.js';
 
-let stack: Stack;
 const started: MediaNode[] = [];
 
-beforeAll(async () => {
-  stack = await startStack();
-});
+const stack = useStack();
+
 afterAll(async () => {
   await Promise.all(started.map((n) => n.close()));
-  await stack.close();
 });
 
 interface Started {

@@ -2,8 +2,9 @@
 // started again on the same event socket port: the media node (a process too) finds the channel
 // gone on resync and publishes the call's one call.hangup itself, at once.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mobile, startStack, type Stack, type Tenant } from './harness.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mobile } from './harness.js';
+import { useStack, useTenant } from './use-stack.js';
 import {
   freePort,
   startNodeProcess,
@@ -12,17 +13,13 @@ import {
 } from './processes.js';
 
 const did = '0735558888';
-let stack: Stack;
-let tenant: Tenant;
 const processes: LoggedProcess[] = [];
 
-beforeAll(async () => {
-  stack = await startStack();
-  tenant = await stack.tenant({ dids: [did] });
-});
+const stack = useStack();
+const tenant = useTenant(stack, { dids: [did] });
+
 afterAll(async () => {
   await Promise.allSettled(processes.map((p) => p.stop()));
-  await stack.close();
 });
 
 describe('FreeSWITCH restarted under a call', () => {

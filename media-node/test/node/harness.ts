@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { buildApp, loadApiConfig, type App } from '@voicegw/api';
-import { EVENT_FIELDS, RedisKeys } from '@voicegw/shared';
+import { ERRORS, EVENT_FIELDS, RedisKeys, type Logger } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { startSimulator, type Simulator } from '../../sim/index.js';
@@ -24,6 +24,12 @@ export type Ev = Record<string, unknown> & { event: string; session_uuid?: strin
 export interface Tenant {
   readonly appId: string;
   readonly headers: Record<string, string>;
+}
+
+export interface TenantOptions {
+  readonly dids?: string[];
+  readonly cids?: string[];
+  readonly webhookUrl?: string;
 }
 
 /** Reads the event stream continuously on its own connection; tests await what they expect. */
@@ -247,19 +253,34 @@ export interface Stack {
     shareSimulator?: boolean,
   ): Promise<{ node: MediaNode; control: SimControl }>;
   /** Creates an app through the admin API, with its DIDs, caller IDs and webhook URL. */
-  tenant(options?: { dids?: string[]; cids?: string[]; webhookUrl?: string }): Promise<Tenant>;
-  /** POSTs a session command through the api. */
+  tenant(options?: TenantOptions): Promise<Tenant>;
+  /** POSTs a session command through the api and returns its answer, whatever it is. */
   command(
     tenant: Tenant,
     session: string,
     command: string,
     body?: unknown,
   ): Promise<{ status: number; body: Record<string, unknown> }>;
+  /**
+   * A command sent again while it is answered 429 `Command rate limited` (its cooldown group's
+   * window on the session, 2 s at most), as a client would wait it out. For tests whose subject
+   * is not the cooldown: each call site says so. Any other answer, an app's `Rate limit
+   * exceeded` included, is returned at once. `sent` is told when each request is sent.
+   */
+  commandAfterCooldown(
+    tenant: Tenant,
+    session: string,
+    command: string,
+    body?: unknown,
+    sent?: (at: number) => void,
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
   dial(tenant: Tenant, body: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
 const TEST_MEDIA_DIR = join(tmpdir(), 'voicegw-test-media');
+/** The longest cooldown group (2 s) and a margin for a loaded host. */
+const COOLDOWN_WAIT_MS = 3000;
 
 /** Fast timings for tests; each file may override. */
 export const TEST_NODE_ENV: Record<string, string> = {
@@ -280,6 +301,8 @@ export interface StackOptions {
   readonly viaProxy?: boolean;
   /** Environment of the api, over the harness's own (e.g. RECORDING_SERVICE_URL). */
   readonly apiEnv?: Record<string, string>;
+  /** The first node's logger (e.g. `captureLogger()`'s, to read what it logged). */
+  readonly logger?: Logger;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -303,7 +326,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const sims: Simulator[] = [];
   const nodes: MediaNode[] = [];
 
-  const launch = async (port: number, env: Record<string, string>): Promise<MediaNode> => {
+  const launch = async (
+    port: number,
+    env: Record<string, string>,
+    logger?: Logger,
+  ): Promise<MediaNode> => {
     const node = await startMediaNode(
       loadMediaNodeConfig({
         REDIS_URL: redisUrl,
@@ -314,6 +341,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...nodeEnv,
         ...env,
       }),
+      logger ? { logger } : {},
     );
     nodes.push(node);
     return node;
@@ -326,7 +354,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   sims.push(sim);
   const control = new SimControl(sim.controlUrl);
   const proxy = options.viaProxy ? await startProxy(sim.eslPort) : undefined;
-  const node = await launch(proxy?.port ?? sim.eslPort, sipOf(sim));
+  const node = await launch(proxy?.port ?? sim.eslPort, sipOf(sim), options.logger);
 
   const startNode = async (env: Record<string, string> = {}, shareSimulator = false) => {
     if (shareSimulator)
@@ -347,6 +375,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
   };
   const admin = { 'x-admin-api-key': ADMIN_KEY };
+  const command: Stack['command'] = (tenant, session, name, body) =>
+    inject_('POST', `/api/v1/sessions/${session}/commands/${name}`, tenant.headers, body);
 
   return {
     api,
@@ -376,13 +406,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       }
       return { appId, headers: { 'x-app-id': appId, 'x-api-key': apiKey } };
     },
-    // The api's cooldown groups (500 ms between playbacks...) are not what these tests are
-    // about: a 429 is retried until the cooldown has passed.
-    async command(tenant, session, command, body) {
-      const url = `/api/v1/sessions/${session}/commands/${command}`;
-      for (let attempt = 0; ; attempt++) {
-        const res = await inject_('POST', url, tenant.headers, body);
-        if (res.status !== 429 || attempt >= 40) return res;
+    command,
+    async commandAfterCooldown(tenant, session, name, body, sent) {
+      const deadline = Date.now() + COOLDOWN_WAIT_MS;
+      for (;;) {
+        const sentAt = Date.now();
+        sent?.(sentAt);
+        const res = await command(tenant, session, name, body);
+        const cooling =
+          res.status === 429 && res.body.error === ERRORS.COMMAND_RATE_LIMITED.message;
+        if (!cooling || sentAt > deadline) return res;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },

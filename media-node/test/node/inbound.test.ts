@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mobile, startStack, type Stack, type Tenant } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { mobile } from './harness.js';
+import { inboundCall } from './calls.js';
+import { useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
 const did = '0731234567';
-
-beforeAll(async () => {
-  stack = await startStack();
-  tenant = await stack.tenant({ dids: [did] });
-});
-afterAll(() => stack.close());
 
 const sessionOf = (uuid: string) => `${stack.node.prefix}-${uuid}`;
 
-async function inboundCall(caller = mobile()): Promise<string> {
-  const uuid = await stack.control.call(did, caller);
-  const session = sessionOf(uuid);
-  await stack.events.of(session, 'call.new');
-  return session;
-}
+const stack = useStack();
+const tenant = useTenant(stack, { dids: [did] });
 
 describe.concurrent('inbound calls', () => {
   it('an inbound call to a routed DID gives call.new with caller_id and did', async () => {
@@ -46,13 +36,15 @@ describe.concurrent('inbound calls', () => {
   it('a call to a DID no app owns is rejected with CALL_REJECTED and no event', async () => {
     const before = await rejectedCount();
     const uuid = await stack.control.call('0738888888', mobile());
-    await until(async () => !(await stack.control.calls()).some((c) => c.uuid === uuid));
+    await expect
+      .poll(async () => (await stack.control.calls()).some((c) => c.uuid === uuid))
+      .toBe(false);
     expect(await rejectedCount()).toBe(before + 1);
     expect(stack.events.session(sessionOf(uuid))).toEqual([]);
   });
 
   it('answer gives call.answered with the command_uid, then command.result success', async () => {
-    const session = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     const res = await stack.command(tenant, session, 'answer', { command_uid: 'ans-1' });
     expect(res.status).toBe(202);
     const answered = await stack.events.of(session, 'call.answered');
@@ -69,7 +61,7 @@ describe.concurrent('inbound calls', () => {
   });
 
   it('answer not confirmed within 2000 ms reports success false and no call.answered', async () => {
-    const session = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     // An endless silence stream holds the unanswered channel (event-lock): answer has to wait.
     await stack.command(tenant, session, 'playback/silence', { command_uid: 'hold' });
     await stack.events.waitFor((e) => e.session_uuid === session && e.command_uid === 'hold');
@@ -91,7 +83,7 @@ describe.concurrent('inbound calls', () => {
   });
 
   it('hangup gives command.result at once, then call.hangup completed with its duration', async () => {
-    const session = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     await stack.command(tenant, session, 'answer');
     await stack.events.of(session, 'command.result');
     const res = await stack.command(tenant, session, 'hangup', { command_uid: 'bye-1' });
@@ -109,7 +101,7 @@ describe.concurrent('inbound calls', () => {
   });
 
   it('hangup with a cause reports the mapped hangup_cause', async () => {
-    const session = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     await stack.command(tenant, session, 'hangup', { cause: 'USER_BUSY' });
     expect(await stack.events.of(session, 'call.hangup')).toMatchObject({ hangup_cause: 'busy' });
   });
@@ -126,7 +118,7 @@ describe.concurrent('inbound calls', () => {
   });
 
   it('disconnect returns the call to the dialplan with command.result at once', async () => {
-    const session = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     const res = await stack.command(tenant, session, 'disconnect', { command_uid: 'dc-1' });
     expect(res.status).toBe(202);
     expect(await stack.events.of(session, 'command.result')).toMatchObject({
@@ -137,7 +129,7 @@ describe.concurrent('inbound calls', () => {
   });
 
   it('a command for a session that has ended answers 404 Session not found', async () => {
-    const session = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     await stack.command(tenant, session, 'hangup');
     await stack.events.of(session, 'call.hangup');
     const res = await stack.command(tenant, session, 'answer', { command_uid: 'late' });
@@ -149,12 +141,4 @@ describe.concurrent('inbound calls', () => {
 async function rejectedCount(): Promise<number> {
   const metric = await stack.node.metrics.inboundCalls.get();
   return metric.values.find((v) => v.labels.outcome === 'rejected')?.value ?? 0;
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }

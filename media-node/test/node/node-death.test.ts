@@ -3,48 +3,42 @@
 // them, once, before the sessions' call.hangup, at a real webhook receiver through the dispatcher.
 import { randomUUID } from 'node:crypto';
 import { startDispatcher, type Dispatcher } from '@voicegw/api';
+import { NODE_LOST } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatcherEnv, Receiver } from '../../../api/test/dispatcher-helpers.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
-import { NODE_LOST } from '@voicegw/shared';
-import {
-  mobile,
-  SimControl,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Stack,
-  type Tenant,
-} from './harness.js';
+import { mobile, SimControl } from './harness.js';
+import { useAudio, useStack, useTenant } from './use-stack.js';
 import { startNodeProcess, type LoggedProcess } from './processes.js';
 
 const did = '0735551234';
 const HOOK = 'victim-app';
 
-let stack: Stack;
-let tenant: Tenant;
 let receiver: Receiver;
 let dispatcher: Dispatcher;
-let audio: AudioServer;
 let sim: Simulator;
 const processes: LoggedProcess[] = [];
 
+// The stack's in-process node is the survivor whose sweeper answers for the dead one.
+const stack = useStack({ nodeEnv: { ORPHAN_TIMEOUT_MS: '1500', SWEEP_INTERVAL_MS: '100' } });
+
 beforeAll(async () => {
-  // The stack's in-process node is the survivor whose sweeper answers for the dead one.
-  stack = await startStack({ nodeEnv: { ORPHAN_TIMEOUT_MS: '1500', SWEEP_INTERVAL_MS: '100' } });
   receiver = await new Receiver().start();
   dispatcher = await startDispatcher(dispatcherEnv(stack.redisPrefix));
-  tenant = await stack.tenant({ dids: [did], webhookUrl: receiver.url(HOOK) });
-  audio = await startAudioServer();
+});
+afterAll(async () => {
+  await dispatcher.close();
+  await receiver.close();
+});
+const tenant = useTenant(stack, () => ({ dids: [did], webhookUrl: receiver.url(HOOK) }));
+const audio = useAudio();
+
+beforeAll(async () => {
   sim = await startSimulator({ eslPort: 0, httpPort: 0 });
 });
 afterAll(async () => {
   await Promise.allSettled(processes.map((p) => p.stop()));
-  await dispatcher.close();
-  await receiver.close();
-  await audio.close();
   await sim.close();
-  await stack.close();
 });
 
 type Hook = Record<string, unknown> & { event: string; event_id: string };

@@ -1,38 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  mobile,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Ev,
-  type Stack,
-  type Tenant,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { Ev } from './harness.js';
+import { answeredCall } from './calls.js';
+import { useAudio, useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
-let audio: AudioServer;
 const did = '0734440000';
-
-beforeAll(async () => {
-  [stack, audio] = await Promise.all([startStack(), startAudioServer()]);
-  tenant = await stack.tenant({ dids: [did] });
-});
-afterAll(async () => {
-  await stack.close();
-  await audio.close();
-});
-
-/** An answered inbound call. */
-async function answeredCall(): Promise<string> {
-  const uuid = await stack.control.call(did, mobile());
-  const session = `${stack.node.prefix}-${uuid}`;
-  await stack.events.of(session, 'call.new');
-  await stack.command(tenant, session, 'answer');
-  await stack.events.of(session, 'call.answered');
-  await stack.events.of(session, 'command.result');
-  return session;
-}
 
 const tone = (ms: number, tag = '') => `${audio.base}/tone${ms}ms${tag ? `-${tag}` : ''}.wav`;
 
@@ -45,15 +16,26 @@ const eventOf = (session: string, event: string, commandUid: string, timeoutMs =
   );
 
 async function play(session: string, uid: string, body: Record<string, unknown>): Promise<void> {
-  const res = await stack.command(tenant, session, 'playback/start', { command_uid: uid, ...body });
+  const res = await stack.commandAfterCooldown(tenant, session, 'playback/start', {
+    command_uid: uid,
+    ...body,
+  });
   expect(res.status).toBe(202);
 }
 
 const after = (events: Ev[], a: Ev, b: Ev) => events.indexOf(a) < events.indexOf(b);
 
+// The api's cooldown groups (500 ms between playbacks, 2 s between conference commands...) have
+// tests of their own (api/test/session-commands.test.ts): a conference or playback command here
+// waits out the window that the session's previous one of its group left, with
+// commandAfterCooldown.
+const stack = useStack();
+const tenant = useTenant(stack, { dids: [did] });
+const audio = useAudio();
+
 describe.concurrent('playback', () => {
   it('plays fetched audio: playback.started, command.result, then playback.stopped at its end', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     const url = tone(300);
     await play(session, 'p1', { urls: [url] });
     const started = await eventOf(session, 'playback.started', 'p1');
@@ -70,7 +52,7 @@ describe.concurrent('playback', () => {
   });
 
   it('a URL that cannot be fetched gives playback.file_not_found with that URL and success false', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     const bad = `${audio.base}/missing.wav`;
     await play(session, 'p404', { urls: [tone(200), bad] });
     expect(await eventOf(session, 'playback.file_not_found', 'p404')).toMatchObject({
@@ -82,7 +64,7 @@ describe.concurrent('playback', () => {
   });
 
   it('several URLs play one after another as one playback', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     const urls = [tone(200, 'a'), tone(200, 'b')];
     await play(session, 'multi', { urls });
     expect(await eventOf(session, 'playback.started', 'multi')).toMatchObject({
@@ -94,7 +76,7 @@ describe.concurrent('playback', () => {
   });
 
   it('last wins: a new playback stops the current one, whose playback.stopped keeps its command_uid', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await play(session, 'first', { urls: [tone(5000)] });
     await eventOf(session, 'playback.started', 'first');
     await play(session, 'second', { urls: [tone(300)] });
@@ -106,10 +88,10 @@ describe.concurrent('playback', () => {
   });
 
   it('playback/stop answers at once; playback.stopped carries the playback command_uid', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await play(session, 'long', { urls: [tone(5000)] });
     await eventOf(session, 'playback.started', 'long');
-    await stack.command(tenant, session, 'playback/stop', { command_uid: 'halt' });
+    await stack.commandAfterCooldown(tenant, session, 'playback/stop', { command_uid: 'halt' });
     expect(await eventOf(session, 'command.result', 'halt')).toMatchObject({
       command: 'playback.stop',
       success: true,
@@ -123,16 +105,18 @@ describe.concurrent('playback', () => {
   });
 
   it('pause holds the playback and resume continues it; a second pause is a no-op', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await play(session, 'pz', { urls: [tone(600)] });
     await eventOf(session, 'playback.started', 'pz');
     const begun = Date.now();
-    await stack.command(tenant, session, 'playback/pause', { command_uid: 'pause-1' });
+    await stack.commandAfterCooldown(tenant, session, 'playback/pause', { command_uid: 'pause-1' });
     expect(await eventOf(session, 'command.result', 'pause-1')).toMatchObject({ success: true });
-    await stack.command(tenant, session, 'playback/pause', { command_uid: 'pause-2' });
+    await stack.commandAfterCooldown(tenant, session, 'playback/pause', { command_uid: 'pause-2' });
     expect(await eventOf(session, 'command.result', 'pause-2')).toMatchObject({ success: true });
     await new Promise((resolve) => setTimeout(resolve, 700));
-    await stack.command(tenant, session, 'playback/resume', { command_uid: 'resume-1' });
+    await stack.commandAfterCooldown(tenant, session, 'playback/resume', {
+      command_uid: 'resume-1',
+    });
     expect(await eventOf(session, 'command.result', 'resume-1')).toMatchObject({
       command: 'playback.resume',
       success: true,
@@ -143,11 +127,11 @@ describe.concurrent('playback', () => {
   });
 
   it('seek moves the position: a 3 s file skipped 2 s forward ends about 2 s early', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await play(session, 'sk', { urls: [tone(3000)] });
     await eventOf(session, 'playback.started', 'sk');
     const begun = Date.now();
-    await stack.command(tenant, session, 'playback/seek', {
+    await stack.commandAfterCooldown(tenant, session, 'playback/seek', {
       command_uid: 'seek-1',
       position_ms: 2000,
     });
@@ -158,12 +142,14 @@ describe.concurrent('playback', () => {
   });
 
   it('restart succeeds while playing; pause without a playback fails', async () => {
-    const session = await answeredCall();
-    await stack.command(tenant, session, 'playback/pause', { command_uid: 'nothing' });
+    const { session } = await answeredCall(stack, tenant, did);
+    await stack.commandAfterCooldown(tenant, session, 'playback/pause', { command_uid: 'nothing' });
     expect(await eventOf(session, 'command.result', 'nothing')).toMatchObject({ success: false });
     await play(session, 'rs', { urls: [tone(2000)] });
     await eventOf(session, 'playback.started', 'rs');
-    await stack.command(tenant, session, 'playback/restart', { command_uid: 'restart-1' });
+    await stack.commandAfterCooldown(tenant, session, 'playback/restart', {
+      command_uid: 'restart-1',
+    });
     expect(await eventOf(session, 'command.result', 'restart-1')).toMatchObject({
       command: 'playback.restart',
       success: true,
@@ -173,7 +159,7 @@ describe.concurrent('playback', () => {
   });
 
   it('offset_sec starts the file further in', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     const begun = Date.now();
     await play(session, 'off', { urls: [tone(2000)], offset_sec: 1 });
     const stopped = await eventOf(session, 'playback.stopped', 'off');
@@ -182,7 +168,7 @@ describe.concurrent('playback', () => {
   });
 
   it('a URL is fetched once and then played from the cache', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     const url = tone(100, 'cached');
     for (const uid of ['c1', 'c2']) {
       await play(session, uid, { urls: [url] });
@@ -192,7 +178,7 @@ describe.concurrent('playback', () => {
   });
 
   it('audio not fetched within 2 s fails the command and never plays', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await play(session, 'slow', { urls: [`${audio.base}/slow2300ms.wav`] });
     expect(await eventOf(session, 'command.result', 'slow', 3000)).toMatchObject({
       success: false,
@@ -202,10 +188,10 @@ describe.concurrent('playback', () => {
   });
 
   it('silence stops the current playback and runs until hangup, then playback.stopped', async () => {
-    const session = await answeredCall();
+    const { session } = await answeredCall(stack, tenant, did);
     await play(session, 'before', { urls: [tone(5000)] });
     await eventOf(session, 'playback.started', 'before');
-    await stack.command(tenant, session, 'playback/silence', { command_uid: 'quiet' });
+    await stack.commandAfterCooldown(tenant, session, 'playback/silence', { command_uid: 'quiet' });
     await eventOf(session, 'playback.stopped', 'before');
     expect(await eventOf(session, 'command.result', 'quiet')).toMatchObject({
       command: 'playback.silence',

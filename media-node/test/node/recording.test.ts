@@ -13,16 +13,15 @@ import { freePort } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import {
-  mobile,
-  startAudioServer,
-  startStack,
   type AudioServer,
   type Ev,
-  type SimControl,
   type Stack,
+  type StackOptions,
   type Tenant,
 } from './harness.js';
 import { EslClient } from '../sim/helpers.js';
+import { answeredCall } from './calls.js';
+import { useAudio, useStack, useTenant } from './use-stack.js';
 
 let stack: Stack;
 let tenant: Tenant;
@@ -52,35 +51,28 @@ function recordingStack(mode: Mode): void {
             RECORDING_PORT: String(receiverPort),
             RECORDING_HOST: '127.0.0.1',
           };
-    [stack, audio] = await Promise.all([
-      startStack({
-        apiEnv: {
-          RECORDING_MODE: mode,
-          ...(mode === 'stream' ? { RECORDING_SERVICE_URL: url } : {}),
-          RECORDINGS_DIR: dir,
-          PUBLIC_BASE_URL: PUBLIC,
-        },
-        nodeEnv: { ...modeEnv, RECORDINGS_DIR: dir },
-      }),
-      startAudioServer(),
-    ]);
-    tenant = await stack.tenant({ dids: [did] });
+    options = {
+      apiEnv: {
+        RECORDING_MODE: mode,
+        ...(mode === 'stream' ? { RECORDING_SERVICE_URL: url } : {}),
+        RECORDINGS_DIR: dir,
+        PUBLIC_BASE_URL: PUBLIC,
+      },
+      nodeEnv: { ...modeEnv, RECORDINGS_DIR: dir },
+    };
   });
   afterAll(async () => {
-    await stack.close();
-    await audio.close();
     await rm(fsDir, { force: true });
     await rm(dir, { recursive: true, force: true });
   });
-}
-
-async function answeredCall(control: SimControl = stack.control, prefix = stack.node.prefix) {
-  const uuid = await control.call(did, mobile());
-  const session = `${prefix}-${uuid}`;
-  await stack.events.of(session, 'call.new');
-  await stack.command(tenant, session, 'answer');
-  await stack.events.of(session, 'call.answered');
-  return session;
+  let options: StackOptions;
+  const modeStack = useStack(() => options);
+  const modeTenant = useTenant(modeStack, { dids: [did] });
+  const modeAudio = useAudio();
+  // The helpers below serve both modes' describes: each points them at its own stack.
+  beforeAll(() => {
+    [stack, tenant, audio] = [modeStack, modeTenant, modeAudio];
+  });
 }
 
 /**
@@ -88,12 +80,9 @@ async function answeredCall(control: SimControl = stack.control, prefix = stack.
  * `sentAt` is when the answered request was sent.
  */
 async function command(session: string, name: string, body?: unknown) {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const sentAt = Date.now();
-    const res = await stack.command(tenant, session, name, body);
-    if (res.status !== 429 || Date.now() > deadline) return Object.assign(res, { sentAt });
-  }
+  let sentAt = 0;
+  const res = await stack.commandAfterCooldown(tenant, session, name, body, (at) => (sentAt = at));
+  return { ...res, sentAt };
 }
 
 const eventOf = (session: string, event: string, commandUid: string, timeoutMs = 5000) =>
@@ -152,7 +141,7 @@ for (const mode of ['file', 'stream'] as const) {
 
     describe.concurrent('commands', () => {
       it('record/start succeeds; record/stop gives command.result and recording.completed; recording_url serves the whole WAV at once', async () => {
-        const session = await answeredCall();
+        const { session } = await answeredCall(stack, tenant, did);
         const startSentAt = Date.now();
         const started = await startRecording(session, 'rec-1');
         const startSeenAt = Date.now();
@@ -199,7 +188,7 @@ for (const mode of ['file', 'stream'] as const) {
       });
 
       it('file.wav during a recording is a valid WAV of the audio that has arrived so far', async () => {
-        const session = await answeredCall();
+        const { session } = await answeredCall(stack, tenant, did);
         // Recording begins after this (file mode: before start's command.result).
         const startedAt = Date.now();
         await startRecording(session, 'rec-live');
@@ -223,7 +212,7 @@ for (const mode of ['file', 'stream'] as const) {
       });
 
       it('record/start stops the current playback first (its playback.stopped fires) and keeps quiet itself', async () => {
-        const session = await answeredCall();
+        const { session } = await answeredCall(stack, tenant, did);
         const url = `${audio.base}/tone5000ms.wav`;
         expect(
           (await command(session, 'playback/start', { urls: [url], command_uid: 'p' })).status,
@@ -238,7 +227,7 @@ for (const mode of ['file', 'stream'] as const) {
       });
 
       it('record/start while recording answers success false and the first recording goes on', async () => {
-        const session = await answeredCall();
+        const { session } = await answeredCall(stack, tenant, did);
         await startRecording(session, 'rec-a');
         expect(await startRecording(session, 'rec-b')).toMatchObject({
           success: false,
@@ -250,7 +239,7 @@ for (const mode of ['file', 'stream'] as const) {
       });
 
       it('record/stop without a recording answers success false and no recording.completed', async () => {
-        const session = await answeredCall();
+        const { session } = await answeredCall(stack, tenant, did);
         expect((await command(session, 'record/stop', { command_uid: 'lonely' })).status).toBe(202);
         expect(await eventOf(session, 'command.result', 'lonely')).toMatchObject({
           command: 'record.stop',
@@ -263,7 +252,7 @@ for (const mode of ['file', 'stream'] as const) {
       });
 
       it('a hangup while recording finalises the file and publishes recording.completed before call.hangup', async () => {
-        const session = await answeredCall();
+        const { session } = await answeredCall(stack, tenant, did);
         await startRecording(session, 'rec-h');
         await sleep(600);
         await stack.control.hangup(session.slice(6));
@@ -279,7 +268,7 @@ for (const mode of ['file', 'stream'] as const) {
       });
 
       it("another app's recording answers 403; an unknown session or recording a bare 404", async () => {
-        const session = await answeredCall();
+        const { session } = await answeredCall(stack, tenant, did);
         await startRecording(session, 'rec-o');
         expect((await command(session, 'record/stop')).status).toBe(202);
         const completed = await eventOf(session, 'recording.completed', 'rec-o');
@@ -312,7 +301,7 @@ for (const mode of ['file', 'stream'] as const) {
         async () => {
           const esl = await EslClient.connect(stack.sim.eslPort);
           try {
-            const session = await answeredCall();
+            const { session } = await answeredCall(stack, tenant, did);
             const uuid = session.slice(6);
             await startRecording(session, 'rec-fs');
             const start = await esl.waitEvent('RECORD_START', uuid);
@@ -355,7 +344,7 @@ describe('retention (file mode)', () => {
       RECORDING_RETENTION_HOURS: '0.0005',
       RECORDING_SWEEP_INTERVAL_MS: '100',
     });
-    const session = await answeredCall(control, node.prefix);
+    const { session } = await answeredCall(stack, tenant, did, { node, control });
     await startRecording(session, 'rec-r');
     expect((await command(session, 'record/stop')).status).toBe(202);
     const completed = await eventOf(session, 'recording.completed', 'rec-r');
@@ -368,19 +357,15 @@ describe('retention (file mode)', () => {
 
     // Fetching does not extend it: expired 1.8 s after the stop, whatever was fetched.
     let res = await get(url);
-    while (res.statusCode === 200 && Date.now() - stoppedAt < 5000) {
-      await sleep(100);
-      res = await get(url);
-    }
+    await expect
+      .poll(async () => (res = await get(url)).statusCode, { timeout: 5000, interval: 100 })
+      .toBe(404);
     expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(1700);
-    expect(res.statusCode).toBe(404);
     expect(res.rawPayload.length).toBe(0);
     expect(res.headers.location).toBeUndefined();
     expect((await get(`/api/v1/sessions/${session}/recording/file.wav`)).statusCode).toBe(404);
 
-    const deadline = Date.now() + 3000;
-    while ((await exists(file)) && Date.now() < deadline) await sleep(50);
-    expect(await exists(file)).toBe(false);
+    await expect.poll(() => exists(file), { timeout: 3000 }).toBe(false);
     expect(await stack.redis.exists(stack.keys.recording(session, id))).toBe(0);
     expect(await stack.redis.zscore(stack.keys.recordingExpiry(), `${session}/${id}`)).toBeNull();
   });

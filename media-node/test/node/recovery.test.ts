@@ -1,22 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mobile, startStack, type Stack, type Tenant } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { mobile } from './harness.js';
+import { useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
 const did = '0735550000';
 
-beforeAll(async () => {
-  stack = await startStack({
-    nodeEnv: {
-      COMMAND_CLAIM_IDLE_MS: '200',
-      COMMAND_CLAIM_INTERVAL_MS: '100',
-      ORPHAN_TIMEOUT_MS: '500',
-      SWEEP_INTERVAL_MS: '100',
-    },
-  });
-  tenant = await stack.tenant({ dids: [did] });
+const stack = useStack({
+  nodeEnv: {
+    COMMAND_CLAIM_IDLE_MS: '200',
+    COMMAND_CLAIM_INTERVAL_MS: '100',
+    ORPHAN_TIMEOUT_MS: '500',
+    SWEEP_INTERVAL_MS: '100',
+  },
 });
-afterAll(() => stack.close());
+const tenant = useTenant(stack, { dids: [did] });
 
 describe('a media node that dies', () => {
   it('a restarted node adopts its live calls and executes the command a dead consumer left pending', async () => {
@@ -52,14 +48,16 @@ describe('a media node that dies', () => {
       success: true,
     });
     expect(await stack.events.of(session, 'command.result')).toMatchObject({ success: true });
-    await until(async () => Number((await stack.redis.xpending(stream, 'media-node'))[0]) === 0);
+    await expect
+      .poll(async () => Number((await stack.redis.xpending(stream, 'media-node'))[0]))
+      .toBe(0);
 
     await stack.command(tenant, session, 'hangup');
     expect(await stack.events.of(session, 'call.hangup')).toMatchObject({
       hangup_cause: 'completed',
     });
     // Acknowledged commands are trimmed away (all but the last delivered entry).
-    await until(async () => (await stack.redis.xlen(stream)) <= 1);
+    await expect.poll(() => stack.redis.xlen(stream)).toBeLessThanOrEqual(1);
     await second.close();
   });
 
@@ -104,11 +102,3 @@ describe('a media node that dies', () => {
     expect(listed.map((s) => s.session_uuid)).not.toContain(session);
   });
 });
-
-async function until(check: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -1,23 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mobile, startStack, type SimControl, type Stack, type Tenant } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mobile } from './harness.js';
+import { inboundCall, type NodeOnSim } from './calls.js';
+import { useStack, useTenant } from './use-stack.js';
 
 // GET /api/v1/sessions against media nodes: the index and the fields the nodes write (created,
 // answered, ended) as an api on the same Redis reads them.
 
-let stack: Stack;
-let tenant: Tenant;
 /** A second media node, with its own simulator, ending sessions with a 1 s grace. */
-let second: { prefix: string; control: SimControl };
+let second: NodeOnSim;
 const did = '0734440000';
 const from = '0721114444';
 
+const stack = useStack();
+const tenant = useTenant(stack, { dids: [did], cids: [from] });
+
 beforeAll(async () => {
-  stack = await startStack();
-  tenant = await stack.tenant({ dids: [did], cids: [from] });
-  const started = await stack.startNode({ SESSION_GRACE_SEC: '1' });
-  second = { prefix: started.node.prefix, control: started.control };
+  second = await stack.startNode({ SESSION_GRACE_SEC: '1' });
 });
-afterAll(() => stack.close());
 
 interface SessionBody {
   session_uuid: string;
@@ -48,16 +47,9 @@ const listed = async (query = ''): Promise<string[]> => {
   return res.json<{ sessions: SessionBody[] }>().sessions.map((s) => s.session_uuid);
 };
 
-async function inboundCall(control = stack.control, prefix = stack.node.prefix): Promise<string> {
-  const uuid = await control.call(did, mobile());
-  const session = `${prefix}-${uuid}`;
-  await stack.events.of(session, 'call.new');
-  return session;
-}
-
 describe('sessions as the media nodes write them', () => {
   it('an inbound call is ringing, answered, then ended with its cause and duration', async () => {
-    const session = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     expect((await read(session)).body).toMatchObject({
       direction: 'inbound',
       did,
@@ -111,7 +103,7 @@ describe('sessions as the media nodes write them', () => {
   });
 
   it('a session on another media node is listed, and gone once its grace has passed', async () => {
-    const session = await inboundCall(second.control, second.prefix);
+    const { session } = await inboundCall(stack, did, second);
     expect(await listed()).toContain(session);
     await stack.command(tenant, session, 'hangup');
     await stack.events.of(session, 'call.hangup');
@@ -120,7 +112,7 @@ describe('sessions as the media nodes write them', () => {
     expect(await listed()).not.toContain(session);
 
     // The next hangup of the app on that node prunes the expired entry from the index.
-    const next = await inboundCall(second.control, second.prefix);
+    const { session: next } = await inboundCall(stack, did, second);
     await stack.command(tenant, next, 'hangup');
     await stack.events.of(next, 'call.hangup');
     const index = stack.keys.appSessions(tenant.appId, 'ended', 'inbound');

@@ -2,24 +2,20 @@
 // once (its count of commands in flight drops once), a dial's background-job handler goes with
 // its session.
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { mobile, startStack, type Stack, type Tenant } from './harness.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { mobile } from './harness.js';
+import { useStack, useTenant } from './use-stack.js';
 
-let stack: Stack;
-let tenant: Tenant;
 const did = '0734443333';
 const from = '0724443333';
 /** Above the answer's 2000 ms wait, so its ESL reply can fail after the wait gave up. */
 const ESL_REQUEST_TIMEOUT_MS = 2600;
 
-beforeAll(async () => {
-  stack = await startStack({
-    viaProxy: true,
-    nodeEnv: { ESL_REQUEST_TIMEOUT_MS: String(ESL_REQUEST_TIMEOUT_MS) },
-  });
-  tenant = await stack.tenant({ dids: [did], cids: [from] });
+const stack = useStack({
+  viaProxy: true,
+  nodeEnv: { ESL_REQUEST_TIMEOUT_MS: String(ESL_REQUEST_TIMEOUT_MS) },
 });
-afterAll(() => stack.close());
+const tenant = useTenant(stack, { dids: [did], cids: [from] });
 
 describe('commands settle once', () => {
   it('answer whose ESL reply fails after the 2000 ms wait: one result, one call.answered, count back to 0', async () => {

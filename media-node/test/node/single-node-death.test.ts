@@ -5,49 +5,35 @@ import { randomUUID } from 'node:crypto';
 import { startDispatcher, type Dispatcher } from '@voicegw/api';
 import { NODE_LOST } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatcherEnv, Receiver } from '../../../api/test/dispatcher-helpers.js';
+import { dispatcherEnv, useReceiver } from '../../../api/test/dispatcher-helpers.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
-import {
-  mobile,
-  SimControl,
-  startAudioServer,
-  startStack,
-  type AudioServer,
-  type Stack,
-  type Tenant,
-} from './harness.js';
+import { mobile, SimControl } from './harness.js';
 import { startNodeProcess, type LoggedProcess } from './processes.js';
+import { useAudio, useStack, useTenant } from './use-stack.js';
 
 const did = '0735551357';
 const HOOK = 'lonely-app';
 const TIMINGS = { HEARTBEAT_TTL_MS: '3000', ORPHAN_TIMEOUT_MS: '1500', SWEEP_INTERVAL_MS: '100' };
 
-let stack: Stack;
-let tenant: Tenant;
-let receiver: Receiver;
 let dispatcher: Dispatcher;
-let audio: AudioServer;
 let sim: Simulator;
 let victim: LoggedProcess | undefined;
 
+const stack = useStack();
+// The stack's in-process node leaves at once: the victim is the gateway's only media node.
+beforeAll(() => stack.node.close());
+const receiver = useReceiver();
 beforeAll(async () => {
-  stack = await startStack();
-  // The stack's in-process node leaves at once: the victim is the gateway's only media node.
-  await stack.node.close();
-  receiver = await new Receiver().start();
   dispatcher = await startDispatcher(dispatcherEnv(stack.redisPrefix, TIMINGS));
-  tenant = await stack.tenant({ dids: [did], webhookUrl: receiver.url(HOOK) });
-  audio = await startAudioServer();
   sim = await startSimulator({ eslPort: 0, httpPort: 0 });
 });
 afterAll(async () => {
   await victim?.stop();
-  await dispatcher.close();
-  await receiver.close();
-  await audio.close();
   await sim.close();
-  await stack.close();
+  await dispatcher.close();
 });
+const tenant = useTenant(stack, () => ({ dids: [did], webhookUrl: receiver.url(HOOK) }));
+const audio = useAudio();
 
 type Hook = Record<string, unknown> & { event: string; event_id: string };
 

@@ -2,6 +2,7 @@
 // replies and, for every originated leg, the same events in the same order with the same key
 // headers (fixtures extracted from ../shared/freeswitch/traces by fixtures/extract-traces.ts).
 import { describe, expect, it } from 'vitest';
+import { SCENARIOS } from '../fixtures/trace-fixture.js';
 import { EslClient, startMediaServer, startTestSimulator, type Ev } from './helpers.js';
 import { expectedLeg, keyHeaders, legEvents, loadFixture, replay } from './trace-replay.js';
 
@@ -14,18 +15,6 @@ function comparable(line: string): boolean {
 
 /** The default profile's enter/exit tones and hold music are not simulated. */
 const confSound = (e: Record<string, string>) => /^(local_stream|tone_stream):/.test(e.File ?? '');
-
-const SCENARIOS = [
-  'a_originate_answer_hangup',
-  'b_playback_http',
-  'c_fileman',
-  'd_dtmf',
-  'e_record',
-  'f_conference',
-  'g_originate_fail',
-  'h_uuid_kill',
-  'j_plain_format',
-];
 
 // Sequential: each replay keeps the recording's timing, which concurrent replays on a busy
 // machine would disturb. Some recorded orders hang on a few milliseconds (in e_record the next

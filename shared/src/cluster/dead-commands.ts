@@ -1,6 +1,8 @@
 import { COMMAND_GROUP, failedResult, NODE_LOST } from '../commands/failure.js';
 import { COMMAND_FIELD, decodeCommand } from '../commands/stream.js';
 import { eventArgs } from '../events/publisher.js';
+import { SCRIPT_BUILDERS as lua } from '../redis/lua/index.js';
+import { ScriptCode } from '../redis/script-codes.js';
 import { compareStreamIds, toRecord } from '../redis/stream-ids.js';
 import type { ClusterContext } from './context.js';
 
@@ -24,17 +26,22 @@ export async function failDeadNodeCommands(ctx: ClusterContext, prefix: string):
   const metadata = await sessionMetadata(ctx, open);
   let answered = 0;
   for (let i = 0; i < open.length; i += CHUNK) {
-    const args: string[] = [COMMAND_GROUP, SWEEPER_CONSUMER];
+    const entries: string[] = [];
     for (const [id, fields] of open.slice(i, i + CHUNK))
-      args.push(id, ...resultArgs(fields, metadata));
+      entries.push(id, ...resultArgs(fields, metadata));
     const done = Number(
       await ctx.scripts.run(
-        'failDeadCommands',
-        [stream, ctx.keys.nodeHeartbeat(prefix), ctx.keys.events()],
-        args,
+        lua.failDeadCommands(
+          {
+            commandStream: stream,
+            heartbeat: ctx.keys.nodeHeartbeat(prefix),
+            events: ctx.keys.events(),
+          },
+          { group: COMMAND_GROUP, consumer: SWEEPER_CONSUMER, entries },
+        ),
       ),
     );
-    if (done < 0) break; // the node is back: its own consumer answers the rest
+    if (done === ScriptCode.NODE_ALIVE) break; // the node is back: its own consumer answers the rest
     answered += done;
   }
   return answered;

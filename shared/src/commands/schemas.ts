@@ -71,6 +71,19 @@ export function isSessionCommandName(name: string): name is SessionCommandName {
   return Object.hasOwn(SessionCommandBodies, name);
 }
 
+/** The room each command that names one reads it from (conference/join). */
+const ROOM_ARG: { readonly [C in SessionCommandName]?: (args: SessionCommandArgs<C>) => string } = {
+  'conference/join': (args) => args.room_id,
+};
+
+/** The room a command's arguments name, or '' for a command that names none. */
+export function commandRoomId<C extends SessionCommandName>(
+  command: C,
+  args: SessionCommandArgs<C>,
+): string {
+  return ROOM_ARG[command]?.(args) ?? '';
+}
+
 /** The `command` field of command.result: `playback/start` → `playback.start`, `answer` → `call.answer`. */
 export function resultCommandName(command: SessionCommandName): string {
   if (command === 'answer' || command === 'hangup' || command === 'disconnect')

@@ -19,6 +19,12 @@ export interface SessionCommandMessage<C extends SessionCommandName = SessionCom
   readonly issued_at: number;
 }
 
+/**
+ * The contract's deferred-command timeout: the api promises it in each 202 (`timeout_ms`), and
+ * the media node reports success false when FreeSWITCH has not confirmed within it.
+ */
+export const DEFERRED_TIMEOUT_MS = 2000;
+
 export type RoomCommandName = 'play' | 'pause' | 'stop' | 'volume' | 'destroy';
 
 export interface RoomCommandMessage {

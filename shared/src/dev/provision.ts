@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
  * `redis-server` for `npm start`, `npm test` and `.ci/run`, the one place that decides how a
  * machine gets it: present, not needed (REDIS_URL names a Redis), installed with apt (Debian or
  * Ubuntu, as root or with passwordless sudo), or a stop with the command for that system.
+ * `curl`, which docs/quickstart.md's steps (and so its test) run, for `npm test` and `.ci/run`
+ * the same way, except that without it only that test fails, with the command to get it.
  */
 
 /** What the decision depends on; probed from the machine, or given by a test. */
@@ -34,29 +36,42 @@ export class RedisProvisioningError extends Error {
   }
 }
 
-const APT_STEPS = [
-  ['apt-get', 'update', '-qq'],
-  ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'redis-server'],
-] as const;
+/** A program the commands need, and the package that has it on each system. */
+interface Program {
+  readonly command: string;
+  readonly packages: { readonly debian: string; readonly other: string };
+}
+const REDIS_SERVER: Program = {
+  command: 'redis-server',
+  packages: { debian: 'redis-server', other: 'redis' },
+};
+const CURL: Program = { command: 'curl', packages: { debian: 'curl', other: 'curl' } };
+
+/** What the way to install a program depends on. */
+export type MachineFacts = Omit<PlatformFacts, 'redisServerFound' | 'redisUrlSet'>;
 
 export function planRedisServer(facts: PlatformFacts): RedisPlan {
   if (facts.redisServerFound) return { kind: 'present' };
   if (facts.redisUrlSet) return { kind: 'external' };
-  const family = linuxFamily(facts);
-  if (family === 'debian' && (facts.root || facts.passwordlessSudo)) {
-    // DEBIAN_FRONTEND through env(1): sudo resets the environment.
-    const prefix = facts.root ? [] : ['sudo', '-n'];
-    return {
-      kind: 'install',
-      steps: APT_STEPS.map((step) => [...prefix, 'env', 'DEBIAN_FRONTEND=noninteractive', ...step]),
-    };
-  }
-  return { kind: 'manual', message: manualMessage(facts, family) };
+  const steps = aptSteps(facts, REDIS_SERVER);
+  if (steps) return { kind: 'install', steps };
+  return { kind: 'manual', message: manualMessage(facts, linuxFamily(facts)) };
+}
+
+/** apt-get update and install of `program`, when this machine lets us run them; else undefined. */
+function aptSteps(facts: MachineFacts, program: Program): string[][] | undefined {
+  if (linuxFamily(facts) !== 'debian' || !(facts.root || facts.passwordlessSudo)) return undefined;
+  // DEBIAN_FRONTEND through env(1): sudo resets the environment.
+  const prefix = facts.root ? [] : ['sudo', '-n'];
+  return [
+    ['apt-get', 'update', '-qq'],
+    ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', program.packages.debian],
+  ].map((step) => [...prefix, 'env', 'DEBIAN_FRONTEND=noninteractive', ...step]);
 }
 
 type LinuxFamily = 'debian' | 'fedora' | 'amazon' | 'alpine' | 'arch' | 'suse' | 'other';
 
-function linuxFamily(facts: PlatformFacts): LinuxFamily | undefined {
+function linuxFamily(facts: MachineFacts): LinuxFamily | undefined {
   if (facts.platform !== 'linux') return undefined;
   const ids = `${facts.osRelease.ID ?? ''} ${facts.osRelease.ID_LIKE ?? ''}`.split(/\s+/);
   const has = (...names: string[]): boolean => names.some((n) => ids.includes(n));
@@ -69,17 +84,32 @@ function linuxFamily(facts: PlatformFacts): LinuxFamily | undefined {
   return 'other';
 }
 
-const INSTALL_COMMANDS: Record<Exclude<LinuxFamily, 'other'>, string> = {
-  debian: 'apt-get update && apt-get install -y redis-server',
-  fedora: 'dnf install -y redis',
-  amazon: 'yum install -y redis',
-  alpine: 'apk add redis',
-  arch: 'pacman -S --noconfirm redis',
-  suse: 'zypper install -y redis',
+const INSTALL_COMMANDS: Record<Exclude<LinuxFamily, 'other'>, (pkg: string) => string> = {
+  debian: (pkg) => `apt-get update && apt-get install -y ${pkg}`,
+  fedora: (pkg) => `dnf install -y ${pkg}`,
+  amazon: (pkg) => `yum install -y ${pkg}`,
+  alpine: (pkg) => `apk add ${pkg}`,
+  arch: (pkg) => `pacman -S --noconfirm ${pkg}`,
+  suse: (pkg) => `zypper install -y ${pkg}`,
 };
 
+/** The command that installs `program` on a Linux family, as this user runs it. */
+function installCommand(
+  facts: MachineFacts,
+  family: Exclude<LinuxFamily, 'other'>,
+  program: Program,
+) {
+  const command = INSTALL_COMMANDS[family](
+    family === 'debian' ? program.packages.debian : program.packages.other,
+  );
+  return facts.root ? command : `sudo sh -c '${command}'`;
+}
+
+const available = (command: string): boolean =>
+  spawnSync(command, ['--version'], { stdio: 'ignore' }).status === 0;
+
 export function redisServerAvailable(): boolean {
-  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+  return available(REDIS_SERVER.command);
 }
 
 /** How to get redis-server on this system, for a user who has to do it. */
@@ -98,9 +128,7 @@ function manualMessage(facts: PlatformFacts, family: LinuxFamily | undefined): s
   if (family === undefined || family === 'other') {
     return `${missing} Install Redis with your system's package manager (the package is usually \`redis\` or \`redis-server\`), ${orUrl}`;
   }
-  const command = INSTALL_COMMANDS[family];
-  const sudo = facts.root ? command : `sudo sh -c '${command}'`;
-  return `${missing} Install it with \`${sudo}\`, ${orUrl}`;
+  return `${missing} Install it with \`${installCommand(facts, family, REDIS_SERVER)}\`, ${orUrl}`;
 }
 
 /** Runs one command; its output is only shown when it fails. */
@@ -129,28 +157,74 @@ export function provisionRedisServer(options: ProvisionOptions = {}): RedisPlan[
   const plan = planRedisServer(facts);
   if (plan.kind === 'manual') throw new RedisProvisioningError(plan.message);
   if (plan.kind !== 'install') return plan.kind;
+  const failure = install(REDIS_SERVER, plan.steps, options);
+  if (failure) throw new RedisProvisioningError(failure);
+  return plan.kind;
+}
+
+/** Runs the apt steps, saying so in one line; why it failed, or undefined. */
+function install(
+  program: Program,
+  steps: readonly (readonly string[])[],
+  options: Pick<ProvisionOptions, 'run' | 'say'>,
+): string | undefined {
   const run = options.run ?? runCommand;
   const say = options.say ?? ((line: string) => console.log(line));
   say(
-    `redis-server not found: installing it with apt (${plan.steps.map((s) => s.join(' ')).join(' && ')})`,
+    `${program.command} not found: installing it with apt (${steps.map((s) => s.join(' ')).join(' && ')})`,
   );
-  for (const step of plan.steps) {
+  for (const step of steps) {
     const result = run(step);
-    if (!result.ok) {
-      throw new RedisProvisioningError(
-        `installing redis-server failed at \`${step.join(' ')}\`:\n${result.output.trim()}`,
-      );
-    }
+    if (!result.ok)
+      return `installing ${program.command} failed at \`${step.join(' ')}\`:\n${result.output.trim()}`;
   }
-  return plan.kind;
+  return undefined;
+}
+
+export type CurlPlan =
+  { readonly kind: 'present' | 'install' } | { readonly kind: 'manual'; readonly message: string };
+
+export interface CurlOptions extends Pick<ProvisionOptions, 'run' | 'say'> {
+  readonly facts?: MachineFacts & { readonly curlFound: boolean };
+}
+
+/**
+ * Makes sure curl is on PATH for the test suite (docs/quickstart.md's steps run it): present,
+ * installed with apt as redis-server is, or `manual` with why not and the command to run. It
+ * never throws: without curl only the quickstart test fails (with that message), not the suite.
+ */
+export function provisionCurl(options: CurlOptions = {}): CurlPlan {
+  const facts = options.facts ?? { ...probeMachine(), curlFound: curlAvailable() };
+  if (facts.curlFound) return { kind: 'present' };
+  const steps = aptSteps(facts, CURL);
+  if (!steps) return { kind: 'manual', message: curlMissingMessage(facts) };
+  const failure = install(CURL, steps, options);
+  return failure ? { kind: 'manual', message: failure } : { kind: 'install' };
+}
+
+export function curlAvailable(): boolean {
+  return available(CURL.command);
+}
+
+/** Why curl is needed and how to get it on this system. */
+export function curlMissingMessage(facts: MachineFacts = probeMachine()): string {
+  const missing = "curl was not found on PATH: docs/quickstart.md's steps, and its test, run it.";
+  if (facts.platform === 'darwin') return `${missing} Install it with \`brew install curl\`.`;
+  if (facts.platform === 'win32') return `${missing} Run the gateway in WSL (Ubuntu).`;
+  const family = linuxFamily(facts);
+  if (family === undefined || family === 'other')
+    return `${missing} Install curl with your system's package manager.`;
+  return `${missing} Install it with \`${installCommand(facts, family, CURL)}\`.`;
 }
 
 /** The facts of this machine. */
 export function probePlatform(redisUrlSet: boolean): PlatformFacts {
+  return { ...probeMachine(), redisServerFound: redisServerAvailable(), redisUrlSet };
+}
+
+function probeMachine(): MachineFacts {
   const root = process.getuid?.() === 0;
   return {
-    redisServerFound: redisServerAvailable(),
-    redisUrlSet,
     platform: process.platform,
     osRelease: readOsRelease(),
     root,

@@ -64,6 +64,11 @@ export const ERRORS = {
     when: "An app's `webhook_url` is not an http(s) URL to a public address.",
   },
   // HTTP-level faults the framework or node's parser finds before any route runs.
+  BODY_LENGTH_MISMATCH: {
+    status: 400,
+    message: 'Request body length does not match Content-Length',
+    when: 'The body received is shorter or longer than its `Content-Length` header says.',
+  },
   BAD_REQUEST: {
     status: 400,
     message: 'Bad request',

@@ -1,5 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from '../redis/keys.js';
+import { recordingExpired } from '../redis/lua/recordingExpired.js';
+import { recordingStarted } from '../redis/lua/recordingStarted.js';
+import { recordingStopped } from '../redis/lua/recordingStopped.js';
 import type { LuaScripts } from '../redis/scripts.js';
 
 /** The recording metadata the media node writes and the api reads (one hash per recording). */
@@ -63,13 +66,17 @@ export class RecordingStore {
       status: 'recording',
       started_at: String(rec.started_at),
     };
-    const keys = [...this.recordingKeys(sessionId, id), this.keys.session(sessionId)];
-    await this.scripts.run('recordingStarted', keys, [
-      member(sessionId, id),
-      id,
-      rec.started_at + RECORDING_FALLBACK_MS + retentionMs,
-      ...Object.entries(fields).flat(),
-    ]);
+    await this.scripts.run(
+      recordingStarted(
+        { ...this.recordingKeys(sessionId, id), session: this.keys.session(sessionId) },
+        {
+          member: member(sessionId, id),
+          recordingId: id,
+          expiresAt: rec.started_at + RECORDING_FALLBACK_MS + retentionMs,
+          fields: Object.entries(fields).flat(),
+        },
+      ),
+    );
   }
 
   /** Marks it completed; false when its metadata is already gone. */
@@ -85,14 +92,12 @@ export class RecordingStore {
       expires_at: String(stop.expiresAt),
     };
     const done = await this.scripts.run(
-      'recordingStopped',
-      this.recordingKeys(sessionId, recordingId),
-      [
-        member(sessionId, recordingId),
+      recordingStopped(this.recordingKeys(sessionId, recordingId), {
+        member: member(sessionId, recordingId),
         recordingId,
-        stop.expiresAt,
-        ...Object.entries(fields).flat(),
-      ],
+        expiresAt: stop.expiresAt,
+        fields: Object.entries(fields).flat(),
+      }),
     );
     return Number(done) === 1;
   }
@@ -130,23 +135,22 @@ export class RecordingStore {
   /** Forgets an expired recording's metadata; false when it was not due (or already gone). */
   async expire(rec: ExpiredRecording, now: number): Promise<boolean> {
     const done = await this.scripts.run(
-      'recordingExpired',
-      [
-        this.keys.recordingExpiry(),
-        this.keys.recording(rec.sessionId, rec.recordingId),
-        this.keys.sessionRecording(rec.sessionId),
-      ],
-      [member(rec.sessionId, rec.recordingId), rec.recordingId, now],
+      recordingExpired(this.recordingKeys(rec.sessionId, rec.recordingId), {
+        member: member(rec.sessionId, rec.recordingId),
+        recordingId: rec.recordingId,
+        now,
+      }),
     );
     return Number(done) === 1;
   }
 
-  private recordingKeys(sessionId: string, recordingId: string): string[] {
-    return [
-      this.keys.recording(sessionId, recordingId),
-      this.keys.sessionRecording(sessionId),
-      this.keys.recordingExpiry(),
-    ];
+  /** The keys every recording script takes. */
+  private recordingKeys(sessionId: string, recordingId: string) {
+    return {
+      recording: this.keys.recording(sessionId, recordingId),
+      latest: this.keys.sessionRecording(sessionId),
+      expiry: this.keys.recordingExpiry(),
+    };
   }
 }
 

@@ -1,13 +1,13 @@
-import type { LuaScripts, ScriptName } from './scripts.js';
+import type { ScriptName } from './lua/index.js';
+import type { ScriptArg, ScriptRun } from './script-spec.js';
+import type { LuaScripts } from './scripts.js';
 
-export interface ScriptBatcherOptions {
+export interface ScriptBatcherOptions<N extends ScriptName> {
   /**
-   * A batch script (`<name>-n.lua`): the keys and arguments of every call back to back, two
-   * reply entries per call, in order.
+   * A batch script (`<name>-n.lua`): the keys and arguments of every call back to back (each
+   * laid out by the script's builder), two reply entries per call, in order.
    */
-  readonly script: ScriptName;
-  readonly keysPerCall: number;
-  readonly argsPerCall: number;
+  readonly script: N;
   /** Calls in one script run at most; a full batch is sent at once, without waiting. */
   readonly maxCalls: number;
 }
@@ -28,25 +28,20 @@ interface Waiter {
  * idle server adds no latency worth measuring. If the script call fails, every call in the
  * batch fails with its error.
  */
-export class ScriptBatcher {
+export class ScriptBatcher<N extends ScriptName> {
   private keys: string[] = [];
-  private args: (string | number)[] = [];
+  private args: ScriptArg[] = [];
   private waiters: Waiter[] = [];
   private scheduled = false;
 
   constructor(
     private readonly scripts: LuaScripts,
-    private readonly options: ScriptBatcherOptions,
+    private readonly options: ScriptBatcherOptions<N>,
   ) {}
 
-  call(keys: readonly string[], args: readonly (string | number)[]): Promise<BatchReply> {
-    const { script, keysPerCall, argsPerCall, maxCalls } = this.options;
-    if (keys.length !== keysPerCall || args.length !== argsPerCall) {
-      throw new Error(
-        `${script} takes ${keysPerCall} keys and ${argsPerCall} arguments per call, ` +
-          `got ${keys.length} and ${args.length}`,
-      );
-    }
+  /** One call, made by the script's builder (which gives every call the same layout). */
+  call({ keys, args }: ScriptRun<N>): Promise<BatchReply> {
+    const { maxCalls } = this.options;
     return new Promise<BatchReply>((resolve, reject) => {
       this.keys.push(...keys);
       this.args.push(...args);
@@ -70,7 +65,7 @@ export class ScriptBatcher {
     this.keys = [];
     this.args = [];
     this.waiters = [];
-    this.scripts.run(this.options.script, keys, args).then(
+    this.scripts.run({ name: this.options.script, keys, args }).then(
       (reply) => {
         if (!Array.isArray(reply) || reply.length !== 2 * waiters.length) {
           const error = new Error(

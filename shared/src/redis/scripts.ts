@@ -1,76 +1,66 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
+import { SCRIPT_BUILDERS, type ScriptName } from './lua/index.js';
 import { writeOnce, type UntilWritten } from './retry.js';
 import { ScriptCall } from './script-call.js';
+import { scriptCodesLua } from './script-codes.js';
+import { fixedArgCount, type ScriptLayout, type ScriptRun } from './script-spec.js';
 
 const LUA_DIR = fileURLToPath(new URL('./lua/', import.meta.url));
 
-/**
- * Script names, from the files `lua/<name>-<numberOfKeys>.lua`; `<name>-n.lua` takes any number
- * of keys (a batch script: the keys of every call in it, back to back).
- */
-export type ScriptName =
-  | 'sessionCommands'
-  | 'parkEvents'
-  | 'settleLane'
-  | 'deadLetterLane'
-  | 'replayDeadLetters'
-  | 'retryLaneNow'
-  | 'webhookFailed'
-  | 'rateLimit'
-  | 'placeDial'
-  | 'createRoom'
-  | 'deleteRoom'
-  | 'roomControl'
-  | 'addCallerIds'
-  | 'claimDids'
-  | 'releaseDid'
-  | 'endSession'
-  | 'failDeadCommands'
-  | 'answerCommand'
-  | 'updateSession'
-  | 'conferenceMember'
-  | 'roomPlaybackDone'
-  | 'recordingStarted'
-  | 'recordingStopped'
-  | 'recordingExpired';
-
 interface ScriptFile {
-  readonly name: string;
-  readonly keys: number | 'any';
+  /** Keys of one run; undefined for a batch script, which takes any number. */
+  readonly keys: number | undefined;
   readonly lua: string;
   /** SHA1 of `lua`, as EVALSHA names the script. */
   readonly sha: string;
 }
 
-/** Inlines `--- @include "name"` lines with `lua/includes/name.lua`, as BullMQ does. */
-function withIncludes(lua: string): string {
-  return lua.replace(/^--- @include "([\w-]+)"$/gm, (_line, name: string) =>
-    readFileSync(`${LUA_DIR}includes/${name}.lua`, 'utf8'),
-  );
+/** A script's file: `<name>-<number of keys>.lua`, or `<name>-n.lua` for a batch script. */
+export const scriptFileName = (layout: ScriptLayout): string =>
+  `${layout.name}-${layout.batch ? 'n' : layout.keys.length}.lua`;
+
+/**
+ * Inlines `--- @include "name"` lines with `lua/includes/name.lua`, as BullMQ does. Two includes
+ * are made from TypeScript, their one source: `scriptCodes` (the ScriptCode table) and
+ * `batchLayout` (KEYS_EACH and ARGV_EACH, the per-call sizes of a batch script, from its
+ * builder).
+ */
+function withIncludes(lua: string, layout: ScriptLayout): string {
+  return lua.replace(/^--- @include "([\w-]+)"$/gm, (_line, name: string) => {
+    if (name === 'scriptCodes') return scriptCodesLua();
+    if (name === 'batchLayout') {
+      return `local KEYS_EACH, ARGV_EACH = ${layout.keys.length}, ${fixedArgCount(layout)}`;
+    }
+    return readFileSync(`${LUA_DIR}includes/${name}.lua`, 'utf8');
+  });
 }
 
-function readScripts(): ScriptFile[] {
-  return readdirSync(LUA_DIR)
-    .filter((f) => f.endsWith('.lua'))
-    .map((file) => {
-      const match = /^(.+)-(\d+|n)\.lua$/.exec(file);
-      if (!match?.[1] || !match[2])
-        throw new Error(`Lua file ${file} must be named <name>-<keys>.lua or <name>-n.lua`);
-      const lua = withIncludes(readFileSync(LUA_DIR + file, 'utf8'));
-      const sha = createHash('sha1').update(lua).digest('hex');
-      return { name: match[1], keys: match[2] === 'n' ? 'any' : Number(match[2]), lua, sha };
-    });
+function readScript(layout: ScriptLayout): ScriptFile {
+  const lua = withIncludes(readFileSync(LUA_DIR + scriptFileName(layout), 'utf8'), layout);
+  const sha = createHash('sha1').update(lua).digest('hex');
+  return { keys: layout.batch ? undefined : layout.keys.length, lua, sha };
 }
 
-const SCRIPTS = new Map(readScripts().map((script) => [script.name, script]));
+const SCRIPTS = new Map<string, ScriptFile>(
+  Object.values(SCRIPT_BUILDERS).map(({ layout }) => [layout.name, readScript(layout)]),
+);
+
+function scriptFile(name: ScriptName): ScriptFile {
+  const script = SCRIPTS.get(name);
+  if (!script) throw new Error(`script ${name} has no file`);
+  return script;
+}
+
+/** A script as Redis runs it, its includes inlined. */
+export const scriptSource = (name: ScriptName): string => scriptFile(name).lua;
 
 /**
  * The gateway's Lua scripts, run on one connection: EVALSHA, and EVAL once when Redis answers
- * NOSCRIPT (a restarted or new Redis has not seen the script yet, and EVAL caches it). The number
- * of keys comes from the file name, BullMQ style.
+ * NOSCRIPT (a restarted or new Redis has not seen the script yet, and EVAL caches it). Each run
+ * is made by the script's builder (`lua.<name>(keys, args)`), which lays out KEYS and ARGV.
  */
 export class LuaScripts {
   /** `retry`: how hard a run tries; once by default. */
@@ -79,22 +69,13 @@ export class LuaScripts {
     private readonly retry: UntilWritten = writeOnce,
   ) {}
 
-  run(
-    name: ScriptName,
-    keys: readonly string[],
-    args: readonly (string | number)[],
-  ): Promise<unknown> {
-    return this.retry(name, () => this.runOnce(name, keys, args));
+  run(call: ScriptRun<ScriptName>): Promise<unknown> {
+    return this.retry(call.name, () => this.runOnce(call));
   }
 
-  private async runOnce(
-    name: ScriptName,
-    keys: readonly string[],
-    args: readonly (string | number)[],
-  ): Promise<unknown> {
-    const script = SCRIPTS.get(name);
-    if (!script) throw new Error(`script ${name} has no file`);
-    if (script.keys !== 'any' && script.keys !== keys.length) {
+  private async runOnce({ name, keys, args }: ScriptRun<ScriptName>): Promise<unknown> {
+    const script = scriptFile(name);
+    if (script.keys !== undefined && script.keys !== keys.length) {
       throw new Error(`script ${name} takes ${script.keys} keys, got ${keys.length}`);
     }
     const params = [script.sha, String(keys.length), ...keys];

@@ -2,6 +2,7 @@ import type { ClusterContext } from '../cluster/context.js';
 import { eventArgs } from '../events/publisher.js';
 import type { EventPayload, HangupCause } from '../events/payloads.js';
 import type { SessionDirection } from '../redis/keys.js';
+import { SCRIPT_BUILDERS as lua } from '../redis/lua/index.js';
 
 export interface HangupRecord {
   readonly sessionId: string;
@@ -32,25 +33,26 @@ export async function recordHangup(
     duration_seconds: Math.max(0, Math.floor(record.durationSeconds)),
   };
   const published = await ctx.scripts.run(
-    'endSession',
-    [
-      keys.session(record.sessionId),
-      keys.nodeSessions(record.owner),
-      keys.events(),
-      keys.appSessions(record.appId, 'live', record.direction),
-      keys.appSessions(record.appId, 'ended', record.direction),
-      keys.appSessionsExpiry(record.appId, record.direction),
-    ],
-    [
-      record.sessionId,
-      ...eventArgs(record.appId, payload, record.metadata),
-      Date.now(),
-      record.reason,
-      ctx.sessionGraceMs,
-      record.reason === 'orphaned' ? '1' : '0',
-      payload.hangup_cause,
-      payload.duration_seconds,
-    ],
+    lua.endSession(
+      {
+        session: keys.session(record.sessionId),
+        nodeSessions: keys.nodeSessions(record.owner),
+        events: keys.events(),
+        liveSessions: keys.appSessions(record.appId, 'live', record.direction),
+        endedSessions: keys.appSessions(record.appId, 'ended', record.direction),
+        endedExpiry: keys.appSessionsExpiry(record.appId, record.direction),
+      },
+      {
+        sessionId: record.sessionId,
+        event: eventArgs(record.appId, payload, record.metadata),
+        endedAt: Date.now(),
+        reason: record.reason,
+        graceMs: ctx.sessionGraceMs,
+        onlyIfExists: record.reason === 'orphaned' ? '1' : '0',
+        hangupCause: payload.hangup_cause,
+        durationSeconds: payload.duration_seconds,
+      },
+    ),
   );
   return Number(published) === 1;
 }

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listMembers } from '../../domain/rooms.js';
 import { pageArgs } from './paging.js';
-import { common, errors, MEMBERS_LIMIT, MemberList, PageQuery, RoomParams } from './schemas.js';
+import { PageQuery } from '../../domain/page-query.js';
+import { MemberList } from '../../domain/room-schemas.js';
+import { common, errors, MEMBERS_LIMIT, RoomParams } from './schemas.js';
 
 /** The members of a room: its active sessions, in join order. */
 const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {

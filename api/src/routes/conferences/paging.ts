@@ -1,7 +1,7 @@
 import { GatewayError } from '@voicegw/shared';
 import type { FastifyRequest } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
-import type { PageQueryArgs } from './schemas.js';
+import type { PageQueryArgs } from '../../domain/page-query.js';
 
 /**
  * The page size and cursor of a list request. The list routes attach their query validation

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { TSchema } from 'typebox';
-import { controlRoom, type ControlArgs, type RoomControl } from '../../domain/rooms.js';
-import { common, ControlAccepted, errors, PlayBody, RoomParams, VolumeBody } from './schemas.js';
+import { controlRoom, type RoomControl } from '../../domain/rooms.js';
+import { ControlAccepted } from '../../domain/room-schemas.js';
+import { common, errors, PlayBody, RoomParams, VolumeBody } from './schemas.js';
 
 interface ControlRoute {
   readonly control: RoomControl;
   readonly summary: string;
   readonly description: string;
-  readonly body?: TSchema;
+  /** The arguments a control takes; their type is what controlRoom accepts. */
+  readonly body?: typeof PlayBody | typeof VolumeBody;
 }
 
 const CONTROLS: readonly ControlRoute[] = [
@@ -45,27 +46,30 @@ const CONTROLS: readonly ControlRoute[] = [
  */
 const playbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const { control, summary, description, body } of CONTROLS) {
-    app.post(
-      `/:room_id/${control}`,
-      {
-        config: { rateLimit: 'script', ...(body ? { body: 'required' as const } : {}) },
-        schema: {
-          ...common,
-          summary,
-          description,
-          params: RoomParams,
-          ...(body ? { body } : {}),
-          response: { 202: ControlAccepted, ...errors },
-        },
-      },
-      async (request, reply) => {
-        const { room_id: roomId } = request.params;
-        // A control without a body schema takes no arguments: a body sent anyway is ignored,
-        // never passed on to the media node unchecked.
-        const args = (body ? request.body : {}) as ControlArgs;
-        return reply.code(202).send(await controlRoom(app, request, roomId, control, args));
-      },
-    );
+    const url = `/:room_id/${control}`;
+    const schema = {
+      ...common,
+      summary,
+      description,
+      params: RoomParams,
+      response: { 202: ControlAccepted, ...errors },
+    };
+    if (body) {
+      app.post(
+        url,
+        { config: { rateLimit: 'script', body: 'required' }, schema: { ...schema, body } },
+        async (request, reply) =>
+          reply
+            .code(202)
+            .send(await controlRoom(app, request, request.params.room_id, control, request.body)),
+      );
+    } else {
+      // A control without a body schema takes no arguments: a body sent anyway is ignored,
+      // never passed on to the media node unchecked.
+      app.post(url, { config: { rateLimit: 'script' }, schema }, async (request, reply) =>
+        reply.code(202).send(await controlRoom(app, request, request.params.room_id, control, {})),
+      );
+    }
   }
 };
 

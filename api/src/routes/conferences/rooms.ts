@@ -1,18 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createRoom, deleteRoom, getRoom, listRooms } from '../../domain/rooms.js';
 import { pageArgs } from './paging.js';
+import { PageQuery } from '../../domain/page-query.js';
+import { RoomList, RoomStatus } from '../../domain/room-schemas.js';
 import {
   common,
   CreateBody,
   errors,
   LIST_LIMIT,
   NameTaken,
-  PageQuery,
   RoomCreated,
   RoomDeleted,
-  RoomList,
   RoomParams,
-  RoomStatus,
 } from './schemas.js';
 
 /** Create, list, read and destroy conference rooms. */

@@ -6,32 +6,16 @@ import {
   type SessionCommandName,
 } from '@voicegw/shared';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type, type Static } from 'typebox';
-import { DEFERRED_TIMEOUT_MS, SessionCommands } from '../../domain/session-commands.js';
+import { Type } from 'typebox';
+import { DeferredReply, MembershipReply } from '../../domain/command-replies.js';
+import { SessionCommands } from '../../domain/session-commands.js';
 
 /** Session command route: body limit 64 KiB. */
 export const COMMAND_BODY_LIMIT = 64 * 1024;
 
 const Params = Type.Object({ uuid: Type.String({ description: 'Session identifier' }) });
 
-const Deferred = Type.Object({
-  operation_id: Type.String({ format: 'uuid' }),
-  status: Type.Literal('in_progress'),
-  timeout_ms: Type.Integer({ const: DEFERRED_TIMEOUT_MS }),
-});
-const Membership = Type.Object({
-  status: Type.Union([
-    Type.Literal('joining'),
-    Type.Literal('already_joined'),
-    Type.Literal('leaving'),
-    Type.Literal('muted'),
-    Type.Literal('unmuted'),
-  ]),
-  room_id: Type.String(),
-});
 const ErrorBody = Type.Object({ success: Type.Literal(false), error: Type.String() });
-/** What a command answers; the body of a repeated command_uid comes back from Redis as JSON. */
-type CommandReply = Static<typeof Deferred> | Static<typeof Membership>;
 const UidReused = Type.Object(
   { success: Type.Literal(false), error: Type.String() },
   {
@@ -59,7 +43,6 @@ const isMembership = (command: SessionCommandName): boolean => command.startsWit
 const commandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const commands = new SessionCommands(app);
   for (const command of SESSION_COMMAND_NAMES) {
-    const schema = SessionCommandBodies[command];
     app.post(
       `/:uuid/commands/${command}`,
       {
@@ -70,9 +53,11 @@ const commandRoutes: FastifyPluginAsyncTypebox = async (app) => {
           summary: `Session command ${command}`,
           security: [{ appId: [], apiKey: [] }],
           params: Params,
-          body: schema,
+          body: SessionCommandBodies[command],
           response: {
-            ...(isMembership(command) ? { 200: Membership, 202: Membership } : { 202: Deferred }),
+            ...(isMembership(command)
+              ? { 200: MembershipReply, 202: MembershipReply }
+              : { 202: DeferredReply }),
             422: UidReused,
             '4xx': ErrorBody,
             '5xx': ErrorBody,
@@ -80,14 +65,11 @@ const commandRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       async (request, reply) => {
-        const { uuid } = request.params;
-        const body = request.body ?? {};
-        if (command === 'play_and_get_digits')
-          checkDigitsRules(body as SessionCommandArgs<'play_and_get_digits'>);
-        if (command === 'playback/start')
-          checkPlaybackRules(body as SessionCommandArgs<'playback/start'>);
-        const outcome = await commands.submit(request, uuid, command, body);
-        return reply.code(outcome.status).send(outcome.body as CommandReply);
+        // A bodyless command was validated as {} (the json-body plugin): the body is always here.
+        const { body } = request;
+        checkCrossFieldRules(command, body);
+        const outcome = await commands.submit(request, request.params.uuid, command, body);
+        return reply.code(outcome.status).send(outcome.body);
       },
     );
   }
@@ -101,7 +83,6 @@ const commandRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
-/** Cross-field rules a JSON schema cannot state. */
 function checkPlaybackRules(body: SessionCommandArgs<'playback/start'>): void {
   if (body.offset_sec !== undefined && body.urls.length > 1) {
     throw new GatewayError('VALIDATION_FAILED', {
@@ -119,6 +100,22 @@ function checkDigitsRules(body: SessionCommandArgs<'play_and_get_digits'>): void
       message: 'timeout * max_tries must be <= 120000',
     });
   }
+}
+
+/** Cross-field rules a JSON schema cannot state, by command. */
+const CROSS_FIELD_RULES: {
+  readonly [C in SessionCommandName]?: (body: SessionCommandArgs<C>) => void;
+} = {
+  'playback/start': checkPlaybackRules,
+  play_and_get_digits: checkDigitsRules,
+};
+
+/** Generic over the command, so that its rules take that command's body. */
+function checkCrossFieldRules<C extends SessionCommandName>(
+  command: C,
+  body: SessionCommandArgs<C>,
+): void {
+  CROSS_FIELD_RULES[command]?.(body);
 }
 
 export default commandRoutes;

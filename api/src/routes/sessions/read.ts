@@ -7,8 +7,8 @@ import {
   SESSIONS_LIMIT,
   SessionList,
   SessionListQuery,
-  SessionParams,
-} from './schemas.js';
+} from '../../domain/session-schemas.js';
+import { SessionParams } from './schemas.js';
 
 const FILTER_MESSAGES = {
   '/status': 'status must be active or ended',

@@ -5,11 +5,13 @@
   TTL) answered it as lost already (failDeadCommands-3.lua acknowledges what it answers), and a
   command gets one command.result, not two.
 
-  KEYS[1] the node's command stream    KEYS[2] event stream
+  KEYS[1] commandStream: the node's command stream
+  KEYS[2] events: event stream
 
-  ARGV[1] consumer group    ARGV[2] stream entry id of the command
-  Then 4 ARGV per event, in order, the command.result last: event stream field of the app id,
-  app id, event stream field of the body, event JSON.
+  ARGV[1] group: consumer group
+  ARGV[2] entryId: stream entry id of the command
+  ARGV[3..] events: 4 per event, in order, the command.result last: event stream field of the
+            app id, app id, event stream field of the body, event JSON.
 
   Returns 1 when the events were appended, 0 when the command had been answered already.
 ]]

@@ -3,10 +3,13 @@
   and the room's member set, but only while the session is still about that room: a late event
   of an old room must not undo a newer join.
 
-  KEYS[1] session hash    KEYS[2] room members zset
+  KEYS[1] session: session hash
+  KEYS[2] roomMembers: room members zset
 
   ARGV[1] change: joined | left | muted | unmuted | join_failed | restore_joined
-  ARGV[2] room id         ARGV[3] session id       ARGV[4] member id (joined)
+  ARGV[2] roomId: room id
+  ARGV[3] sessionId: session id
+  ARGV[4] memberId: member id (joined)
 
   Returns 1 when the session was changed, 0 when it was about another room (or gone).
     joined          conf_state joining → joined, conf_member_id set

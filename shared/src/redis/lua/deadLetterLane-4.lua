@@ -1,11 +1,15 @@
 --[[
   Moves an app's whole retry lane to its dead letters (the app was disabled).
 
-  KEYS[1] the app's lane    KEYS[2] the lane's event id set
-  KEYS[3] due set of the app's bus partition    KEYS[4] the app's dead letters
+  KEYS[1] lane: the app's lane
+  KEYS[2] laneIds: the lane's event id set
+  KEYS[3] lanesDue: due set of the app's bus partition
+  KEYS[4] deadLetters: the app's dead letters
 
-  ARGV[1] app id    ARGV[2] now (epoch ms)    ARGV[3] reason
-  ARGV[4] dead letters kept per app (oldest dropped)
+  ARGV[1] appId: app id
+  ARGV[2] now: now (epoch ms)
+  ARGV[3] reason: reason
+  ARGV[4] deadLetterMax: dead letters kept per app (oldest dropped)
 
   Returns the event names of the events moved, in lane order.
 ]]

@@ -6,17 +6,24 @@
   the orphan sweeper (synthetic hangup) both end sessions through this script, so whichever comes
   second finds `ended_at` set and publishes nothing.
 
-  KEYS[1] session hash    KEYS[2] owning node's live-session set    KEYS[3] event stream
-  KEYS[4] app's live sessions of this direction (zset by created_at)
-  KEYS[5] app's ended sessions of this direction (zset by created_at)
-  KEYS[6] app's ended sessions of this direction → epoch ms their record expires (zset)
+  KEYS[1] session: session hash
+  KEYS[2] nodeSessions: owning node's live-session set
+  KEYS[3] events: event stream
+  KEYS[4] liveSessions: app's live sessions of this direction (zset by created_at)
+  KEYS[5] endedSessions: app's ended sessions of this direction (zset by created_at)
+  KEYS[6] endedExpiry: app's ended sessions of this direction → epoch ms their record expires
+          (zset)
 
-  ARGV[1] session id      ARGV[2] event stream field of the app id  ARGV[3] app id
-  ARGV[4] event stream field of the body                            ARGV[5] call.hangup JSON
-  ARGV[6] ended_at (epoch ms)    ARGV[7] end reason (hangup | orphaned)
-  ARGV[8] ms the ended hash stays readable (0 = delete at once)
-  ARGV[9] '1' = publish only if the session hash exists (the sweeper), '0' = always (the owner)
-  ARGV[10] hangup_cause           ARGV[11] duration_seconds
+  ARGV[1] sessionId: session id
+  ARGV[2..5] event: call.hangup (see eventArgs in shared/src/events): event stream field of the
+             app id, app id, event stream field of the body, call.hangup JSON
+  ARGV[6] endedAt: ended_at (epoch ms)
+  ARGV[7] reason: end reason (hangup | orphaned)
+  ARGV[8] graceMs: ms the ended hash stays readable (0 = delete at once)
+  ARGV[9] onlyIfExists: '1' = publish only if the session hash exists (the sweeper), '0' =
+          always (the owner)
+  ARGV[10] hangupCause: hangup_cause
+  ARGV[11] durationSeconds: duration_seconds
 
   Returns 1 when the event was appended, 0 when the session had already ended (or was unknown).
 ]]

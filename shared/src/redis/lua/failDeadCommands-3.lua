@@ -5,19 +5,23 @@
   comes second (another sweeper, the node itself after a restart) finds it acknowledged.
   Nothing is done while the node's heartbeat exists: then the node's own consumer answers.
 
-  KEYS[1] the node's command stream    KEYS[2] the node's heartbeat    KEYS[3] event stream
+  KEYS[1] commandStream: the node's command stream
+  KEYS[2] heartbeat: the node's heartbeat
+  KEYS[3] events: event stream
 
-  ARGV[1] consumer group    ARGV[2] consumer name the unread entries are read by (the sweeper)
-  Then 5 ARGV per entry: stream entry id, event stream field of the app id, app id, event stream
-  field of the body, command.result JSON (the four event fields '' = acknowledge only: a command
-  with no result event).
+  ARGV[1] group: consumer group
+  ARGV[2] consumer: consumer name the unread entries are read by (the sweeper)
+  ARGV[3..] entries: 5 per entry: stream entry id, event stream field of the app id, app id,
+            event stream field of the body, command.result JSON (the four event fields '' =
+            acknowledge only: a command with no result event).
 
   Once nothing is left pending, the stream is emptied (XTRIM MAXLEN 0; the group stays).
 
-  Returns the number of entries answered (acknowledged here), or -1 when the node is alive.
+  Returns the number of entries answered (acknowledged here), or NODE_ALIVE.
 ]]
+--- @include "scriptCodes"
 
-if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
+if redis.call('EXISTS', KEYS[2]) == 1 then return ScriptCode.NODE_ALIVE end
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 
 local group, reader = ARGV[1], ARGV[2]

@@ -3,11 +3,13 @@
   front of it when they are older (a new shard holder re-reading what its predecessor never
   acknowledged). An event already in the lane is not parked twice.
 
-  KEYS[1] the app's lane    KEYS[2] the lane's event id set
-  KEYS[3] due set of the app's bus partition
+  KEYS[1] lane: the app's lane
+  KEYS[2] laneIds: the lane's event id set
+  KEYS[3] lanesDue: due set of the app's bus partition
 
-  ARGV[1] app id    ARGV[2] now (epoch ms)
-  ARGV[3..] lane entries as JSON, in bus order
+  ARGV[1] appId: app id
+  ARGV[2] now: now (epoch ms)
+  ARGV[3..] entries: lane entries as JSON, in bus order
 
   Returns the lane's length afterwards.
 ]]

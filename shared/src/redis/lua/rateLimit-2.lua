@@ -1,9 +1,12 @@
 --[[
   Counts one request against two fixed windows (per app+client IP per second, per app per minute).
 
-  KEYS[1] first window key      KEYS[2] second window key
-  ARGV[1] first limit           ARGV[2] first window ms
-  ARGV[3] second limit (0 = no second window)    ARGV[4] second window ms
+  KEYS[1] ipWindow: first window key
+  KEYS[2] appWindow: second window key
+  ARGV[1] ipLimit: first limit
+  ARGV[2] ipWindowMs: first window ms
+  ARGV[3] appLimit: second limit (0 = no second window)
+  ARGV[4] appWindowMs: second window ms
 
   Returns 0 when allowed, otherwise the ms until the exceeded window ends.
 ]]

@@ -3,10 +3,13 @@
   latest-recording pointer if it still names it, and its expiry entry. Only when it is due, so
   a sweep that read the set earlier cannot remove a recording whose expiry moved.
 
-  KEYS[1] expiry zset    KEYS[2] recording hash    KEYS[3] session's latest-recording pointer
+  KEYS[1] expiry: expiry zset
+  KEYS[2] recording: recording hash
+  KEYS[3] latest: session's latest-recording pointer
 
-  ARGV[1] expiry member (`<session id>/<recording id>`)    ARGV[2] recording id
-  ARGV[3] now (epoch ms)
+  ARGV[1] member: expiry member (`<session id>/<recording id>`)
+  ARGV[2] recordingId: recording id
+  ARGV[3] now: now (epoch ms)
 
   Returns 1 when forgotten, 0 when not due (or already gone).
 ]]

@@ -5,11 +5,15 @@
   it stops, the recording expires at a fallback time far ahead, so that the file and metadata
   of a recording whose node died mid-call are still swept one day.
 
-  KEYS[1] recording hash    KEYS[2] session's latest-recording pointer    KEYS[3] expiry zset
-  KEYS[4] session hash
+  KEYS[1] recording: recording hash
+  KEYS[2] latest: session's latest-recording pointer
+  KEYS[3] expiry: expiry zset
+  KEYS[4] session: session hash
 
-  ARGV[1] expiry member (`<session id>/<recording id>`)    ARGV[2] recording id
-  ARGV[3] fallback expiry (epoch ms)                        ARGV[4..] field, value pairs
+  ARGV[1] member: expiry member (`<session id>/<recording id>`)
+  ARGV[2] recordingId: recording id
+  ARGV[3] expiresAt: fallback expiry (epoch ms)
+  ARGV[4..] fields: field, value pairs
 
   Returns 1.
 ]]

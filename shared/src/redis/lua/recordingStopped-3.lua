@@ -3,10 +3,14 @@
   on the hash, on the session's latest-recording pointer when it still names this recording,
   and in the expiry set the sweeper reads.
 
-  KEYS[1] recording hash    KEYS[2] session's latest-recording pointer    KEYS[3] expiry zset
+  KEYS[1] recording: recording hash
+  KEYS[2] latest: session's latest-recording pointer
+  KEYS[3] expiry: expiry zset
 
-  ARGV[1] expiry member (`<session id>/<recording id>`)    ARGV[2] recording id
-  ARGV[3] expires_at (epoch ms)                             ARGV[4..] field, value pairs
+  ARGV[1] member: expiry member (`<session id>/<recording id>`)
+  ARGV[2] recordingId: recording id
+  ARGV[3] expiresAt: expires_at (epoch ms)
+  ARGV[4..] fields: field, value pairs
 
   Returns 1, or 0 when the recording is unknown (already expired or swept).
 ]]

@@ -3,11 +3,14 @@
   events with their original event ids; the dispatcher that owns the app delivers them in that
   order. Events parked after them on the bus go behind them.
 
-  KEYS[1] the app's dead letters    KEYS[2] the app's lane    KEYS[3] the lane's event id set
-  KEYS[4] due set of the app's bus partition
+  KEYS[1] deadLetters: the app's dead letters
+  KEYS[2] lane: the app's lane
+  KEYS[3] laneIds: the lane's event id set
+  KEYS[4] lanesDue: due set of the app's bus partition
 
-  ARGV[1] app id    ARGV[2] now (epoch ms)
-  ARGV[3] JSON array of the event ids to replay, or '' for all of them
+  ARGV[1] appId: app id
+  ARGV[2] now: now (epoch ms)
+  ARGV[3] eventIds: JSON array of the event ids to replay, or '' for all of them
 
   Returns the number of events replayed.
 ]]

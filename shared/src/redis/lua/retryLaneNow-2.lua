@@ -3,18 +3,22 @@
   receiver), provided it is still the head the caller read: an attempt settled meanwhile wins.
   The dispatcher that owns the app's partition sees the new due time on its next poll.
 
-  KEYS[1] the app's lane    KEYS[2] due set of the app's bus partition
+  KEYS[1] lane: the app's lane
+  KEYS[2] lanesDue: due set of the app's bus partition
 
-  ARGV[1] app id    ARGV[2] now (epoch ms)
-  ARGV[3] the head entry JSON as read    ARGV[4] the head entry JSON, due now
+  ARGV[1] appId: app id
+  ARGV[2] now: now (epoch ms)
+  ARGV[3] head: the head entry JSON as read
+  ARGV[4] dueHead: the head entry JSON, due now
 
-  Returns the lane's length (0: nothing waits), or -1 when the head is no longer the one read.
+  Returns the lane's length (0: nothing waits), or LANE_HEAD_CHANGED.
 ]]
+--- @include "scriptCodes"
 --- @include "webhookLane"
 
 local raw = redis.call('LINDEX', KEYS[1], 0)
 if raw and raw ~= ARGV[3] then
-  return -1
+  return ScriptCode.LANE_HEAD_CHANGED
 end
 if raw then
   redis.call('LSET', KEYS[1], 0, ARGV[4])

@@ -2,8 +2,8 @@
   Marks a room's playback stopped when the operation that started it has finished playing, unless
   a later play (another operation id) has taken over meanwhile.
 
-  KEYS[1] room hash
-  ARGV[1] operation id of the finished playback
+  KEYS[1] room: room hash
+  ARGV[1] operationId: operation id of the finished playback
 
   Returns 1 when the room was marked stopped, 0 otherwise.
 ]]

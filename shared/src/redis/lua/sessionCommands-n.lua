@@ -3,40 +3,53 @@
   coalesces the commands of one event-loop turn into one call (ScriptBatcher), so under load
   tens of requests share one round trip, one socket write and one script run.
 
-  Per command, 9 KEYS and 13 ARGV, the commands' slices back to back:
-  KEYS: 1 rate window: app + client IP, 1 s     2 rate window: app, 60 s
-        3 session hash                          4 owning node's heartbeat
-        5 command_uid claim (when ARGV 8 > 0)   6 cooldown marker of the group (when ARGV 7 > 0)
-        7 owning node's command stream          8 room hash (conference/join; else unused)
-        9 room members zset (conference/join; else unused)
-        (a slot a command does not use holds RedisKeys.unused(): it is never touched)
-  ARGV: 1 app id          2 ip limit          3 ip window ms
-        4 app limit       5 app window ms
-        6 command name    7 cooldown ms (0 = none)
-        8 claim ttl ms, 0 when the api generated the command_uid (nobody can repeat it, so
-          nothing is claimed or remembered)
-        9 the deferred 202 body JSON, stored for repeats of a claimed command_uid ('' when
-          nothing is claimed)
-        10 stream message JSON    11 room id (conference/join)    12 session id
-        13 the command's fingerprint (its name and a hash of its arguments), kept with the claim
-           so that a repeat of the command_uid for another command or body is told apart
+  Per command, KEYS_EACH (9) KEYS and ARGV_EACH (13) ARGV, the commands' slices back to back;
+  `k` and `a` are where the command's slices start (both sizes come from the script's builder,
+  shared/src/redis/lua/sessionCommands.ts, through `--- @include "batchLayout"`):
+  KEYS[k+1] ipWindow: rate window: app + client IP, 1 s
+  KEYS[k+2] appWindow: rate window: app, 60 s
+  KEYS[k+3] session: session hash
+  KEYS[k+4] heartbeat: owning node's heartbeat
+  KEYS[k+5] claim: command_uid claim (when claimTtlMs > 0)
+  KEYS[k+6] cooldown: cooldown marker of the group (when cooldownMs > 0)
+  KEYS[k+7] commandStream: owning node's command stream
+  KEYS[k+8] room: room hash (conference/join; else unused)
+  KEYS[k+9] roomMembers: room members zset (conference/join; else unused)
+  (a slot a command does not use holds RedisKeys.unused(): it is never touched)
+  ARGV[a+1] appId: app id
+  ARGV[a+2] ipLimit: ip limit
+  ARGV[a+3] ipWindowMs: ip window ms
+  ARGV[a+4] appLimit: app limit
+  ARGV[a+5] appWindowMs: app window ms
+  ARGV[a+6] command: command name
+  ARGV[a+7] cooldownMs: cooldown ms (0 = none)
+  ARGV[a+8] claimTtlMs: claim ttl ms, 0 when the api generated the command_uid (nobody can
+            repeat it, so nothing is claimed or remembered)
+  ARGV[a+9] deferredBody: the deferred 202 body JSON, stored for repeats of a claimed
+            command_uid ('' when nothing is claimed)
+  ARGV[a+10] message: stream message JSON
+  ARGV[a+11] roomId: room id (conference/join)
+  ARGV[a+12] sessionId: session id
+  ARGV[a+13] fingerprint: the command's fingerprint (its name and a hash of its arguments),
+             kept with the claim so that a repeat of the command_uid for another command or
+             body is told apart
 
   Returns two entries per command, {code, value, code, value, ...}:
     0, nil     accepted and enqueued (the api answers its own 202 body)
     0, body    accepted and enqueued, with the membership body made here (conference commands)
     1, body    repeated command_uid of the same command and body: the original body
     2, body    answered without enqueueing (already joined / still joining the same room)
-    -1, retry_ms  rate limited     -2 session not found      -3 session of another app
-    -4 command cooldown            -5 room not found         -6 room of another app
-    -7 in a different room         -8 not in a conference    -9 still joining
-    -10 already muted              -11 already unmuted       -12 still leaving
-    -13 command_uid already claimed for another command or body
-    -100, message  the command raised an error (its writes so far stay, as in any script)
+    RATE_LIMITED, retry_ms    SESSION_NOT_FOUND    SESSION_OF_ANOTHER_APP    COOLDOWN
+    ROOM_NOT_FOUND    ROOM_OF_ANOTHER_APP    IN_DIFFERENT_ROOM    NOT_IN_CONFERENCE
+    STILL_JOINING    ALREADY_MUTED    ALREADY_UNMUTED    STILL_LEAVING    COMMAND_UID_REUSED
+    COMMAND_FAILED, message  the command raised an error (its writes so far stay, as in any
+                             script)
 ]]
+--- @include "scriptCodes"
+--- @include "batchLayout"
 --- @include "fixedWindow"
 --- @include "sessionCommand"
 
-local KEYS_EACH, ARGV_EACH = 9, 13
 local alive = {}
 local replies = {}
 for i = 0, #KEYS / KEYS_EACH - 1 do
@@ -44,7 +57,8 @@ for i = 0, #KEYS / KEYS_EACH - 1 do
   -- in a script run of its own: the other commands of the batch are not its business.
   local ok, reply = pcall(sessionCommand, i * KEYS_EACH, i * ARGV_EACH, alive)
   if not ok then
-    reply = {-100, type(reply) == 'table' and (reply.err or 'error') or tostring(reply)}
+    local message = type(reply) == 'table' and (reply.err or 'error') or tostring(reply)
+    reply = {ScriptCode.COMMAND_FAILED, message}
   end
   replies[#replies + 1] = reply[1]
   replies[#replies + 1] = reply[2] or false

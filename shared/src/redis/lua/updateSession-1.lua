@@ -2,8 +2,8 @@
   Sets fields of a live session (dial status, conference state...) without resurrecting one that
   ended or expired: a write after teardown would otherwise leave a partial hash with no TTL.
 
-  KEYS[1] session hash
-  ARGV    field, value pairs
+  KEYS[1] session: session hash
+  ARGV[1..] fields: field, value pairs
 
   Returns 1 when written, 0 when the session is gone or has ended.
 ]]

@@ -3,9 +3,10 @@
   for long enough without a success (a success clears `webhook_failing_since`; re-enabled by
   saving the app's configuration, which rewrites its hash).
 
-  KEYS[1] the app's configuration hash
+  KEYS[1] app: the app's configuration hash
 
-  ARGV[1] now (epoch ms)    ARGV[2] ms of failure without success that disable the app
+  ARGV[1] now: now (epoch ms)
+  ARGV[2] disableAfterMs: ms of failure without success that disable the app
 
   Returns 1 when this call disabled the app, 2 when it was disabled already, 0 otherwise (also
   when the app no longer exists).

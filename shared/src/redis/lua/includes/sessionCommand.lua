@@ -1,7 +1,8 @@
 -- One session command: rate limits, ownership, node liveness, idempotency, conference state
 -- rules, cooldown, claim, state change and XADD to the owning node's command stream.
--- Its 9 keys are KEYS[k + 1..9] and its 13 arguments ARGV[a + 1..13], laid out as
--- sessionCommands-n.lua says (offsets rather than copied tables: this runs for every command).
+-- Its KEYS_EACH keys are KEYS[k + 1..] and its ARGV_EACH arguments ARGV[a + 1..], laid out as
+-- sessionCommands-n.lua's header says (offsets rather than copied tables: this runs for every
+-- command). Failures answer ScriptCode codes.
 -- `alive` memoizes node heartbeats within one script run, where they cannot change.
 -- Returns {code, value}; a missing value is nil in the reply.
 
@@ -15,19 +16,19 @@ local function sessionCommand(k, a, alive)
 
   local wait = fixedWindow(KEYS[k + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
   if wait == 0 then wait = fixedWindow(KEYS[k + 2], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])) end
-  if wait > 0 then return {-1, wait} end
+  if wait > 0 then return {ScriptCode.RATE_LIMITED, wait} end
 
   local s = redis.call('HMGET', sessionKey, 'app_id', 'conf_room', 'conf_state', 'conf_muted', 'ended_at')
-  if not s[1] then return {-2} end
-  if s[1] ~= appId then return {-3} end
+  if not s[1] then return {ScriptCode.SESSION_NOT_FOUND} end
+  if s[1] ~= appId then return {ScriptCode.SESSION_OF_ANOTHER_APP} end
   -- An ended session lingers a while for the dial status lookup; commands no longer reach it.
-  if s[5] then return {-2} end
+  if s[5] then return {ScriptCode.SESSION_NOT_FOUND} end
   local live = alive[heartbeatKey]
   if live == nil then
     live = redis.call('EXISTS', heartbeatKey) == 1
     alive[heartbeatKey] = live
   end
-  if not live then return {-2} end
+  if not live then return {ScriptCode.SESSION_NOT_FOUND} end
 
   -- A claim holds "<fingerprint>\n<answer body>": a repeat is the same command only when its
   -- fingerprint (command name and body) matches; another command under the uid is refused.
@@ -38,7 +39,7 @@ local function sessionCommand(k, a, alive)
       local cut = string.find(previous, '\n', 1, true)
       -- A claim without one was written before fingerprints (a rolling upgrade): replayed.
       if not cut then return {1, previous} end
-      if string.sub(previous, 1, cut - 1) ~= fingerprint then return {-13} end
+      if string.sub(previous, 1, cut - 1) ~= fingerprint then return {ScriptCode.COMMAND_UID_REUSED} end
       return {1, string.sub(previous, cut + 1)}
     end
   end
@@ -52,29 +53,29 @@ local function sessionCommand(k, a, alive)
   if command == 'conference/join' then
     local roomKey, target = KEYS[k + 8], ARGV[a + 11]
     if state ~= 'none' then
-      if room ~= target then return {-7} end
+      if room ~= target then return {ScriptCode.IN_DIFFERENT_ROOM} end
       if state == 'joined' then return {2, membership('already_joined', room)} end
       if state == 'joining' then return {2, membership('joining', room)} end
-      return {-12}
+      return {ScriptCode.STILL_LEAVING}
     end
     local owner = redis.call('HGET', roomKey, 'app_id')
-    if not owner then return {-5} end
-    if owner ~= appId then return {-6} end
+    if not owner then return {ScriptCode.ROOM_NOT_FOUND} end
+    if owner ~= appId then return {ScriptCode.ROOM_OF_ANOTHER_APP} end
     body = membership('joining', target)
     change = {'conf_state', 'joining', 'conf_room', target, 'conf_muted', '1', 'conf_member_id', ''}
   elseif command == 'conference/leave' or command == 'conference/mute' or command == 'conference/unmute' then
-    if state == 'none' then return {-8} end
-    if state == 'joining' then return {-9} end
-    if state == 'leaving' then return {-12} end
+    if state == 'none' then return {ScriptCode.NOT_IN_CONFERENCE} end
+    if state == 'joining' then return {ScriptCode.STILL_JOINING} end
+    if state == 'leaving' then return {ScriptCode.STILL_LEAVING} end
     if command == 'conference/leave' then
       body = membership('leaving', room)
       change = {'conf_state', 'leaving'}
     elseif command == 'conference/mute' then
-      if muted then return {-10} end
+      if muted then return {ScriptCode.ALREADY_MUTED} end
       body = membership('muted', room)
       change = {'conf_muted', '1'}
     else
-      if not muted then return {-11} end
+      if not muted then return {ScriptCode.ALREADY_UNMUTED} end
       body = membership('unmuted', room)
       change = {'conf_muted', '0'}
     end
@@ -82,7 +83,7 @@ local function sessionCommand(k, a, alive)
 
   local cooldown = tonumber(ARGV[a + 7])
   if cooldown > 0 and not redis.call('SET', KEYS[k + 6], '1', 'PX', cooldown, 'NX') then
-    return {-4}
+    return {ScriptCode.COOLDOWN}
   end
 
   if claimTtl > 0 then

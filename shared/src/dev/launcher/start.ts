@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { provisionOrExit, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { fileURLToPath } from 'node:url';
+import { provisionOrExit } from '../provision.js';
+import { spawnRedis, type SpawnedRedis } from '../redis-server.js';
 import { startChild, type Child } from './children.js';
 import { childEnv, generateAdminKey, loadLauncherConfig } from './config.js';
 
@@ -47,7 +49,13 @@ const onExit = (name: string, code: number | null): void => {
   void shutdown(1);
 };
 
-const launch = (name: string, script: string, env: Record<string, string>): void => {
+/**
+ * Starts a process from the entry its package declares (`exports` in its package.json), never
+ * from a path into another workspace. Resolved through the workspaces' links in node_modules:
+ * shared declares no dependency on the api or the media node, which depend on it.
+ */
+const launch = (name: string, entry: string, env: Record<string, string>): void => {
+  const script = fileURLToPath(import.meta.resolve(entry));
   children.push(startChild(name, script, childEnv({ ...common, ...env }), onExit, children.length));
 };
 
@@ -57,14 +65,14 @@ const esl = simulated
   ? { host: '127.0.0.1', port: config.SIM_ESL_PORT, password: 'ClueCon' }
   : { host: config.FS_ESL_HOST ?? '', port: config.FS_ESL_PORT, password: config.FS_ESL_PASSWORD };
 if (simulated) {
-  launch('simulator', 'media-node/sim/main.ts', {
+  launch('simulator', '@voicegw/media-node/sim/main', {
     SIM_ESL_HOST: esl.host,
     SIM_ESL_PORT: String(esl.port),
     SIM_ESL_PASSWORD: esl.password,
     SIM_HTTP_PORT: String(config.SIM_HTTP_PORT),
   });
 }
-launch('media-node', 'media-node/src/main.ts', {
+launch('media-node', '@voicegw/media-node/main', {
   NODE_NAME: 'media-1',
   FS_ESL_HOST: esl.host,
   FS_ESL_PORT: String(esl.port),
@@ -75,8 +83,8 @@ launch('media-node', 'media-node/src/main.ts', {
   // Ctrl-C on a laptop should not wait minutes for calls to end.
   DRAIN_TIMEOUT_SEC: '3',
 });
-launch('api', 'api/src/server.ts', { PORT: String(config.PORT), ADMIN_API_KEY: adminKey });
-launch('dispatcher', 'api/src/dispatcher.ts', {
+launch('api', '@voicegw/api/server', { PORT: String(config.PORT), ADMIN_API_KEY: adminKey });
+launch('dispatcher', '@voicegw/api/dispatcher', {
   DISPATCHER_METRICS_PORT: String(config.DISPATCHER_METRICS_PORT),
   EVENT_BUS: config.EVENT_BUS,
   ...(config.KAFKA_BROKERS ? { KAFKA_BROKERS: config.KAFKA_BROKERS } : {}),

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { stopChild } from '@voicegw/shared';
+import { stopChild } from '../redis-server.js';
 
 const COLORS = [36, 35, 33, 32, 34, 31];
 

@@ -1,0 +1,176 @@
+// `npm start` stopped as a developer stops it: Ctrl-C, a SIGINT to its foreground process group.
+// Every process it started (simulator, media node, api, dispatcher, redis-server and whatever
+// they run themselves) must be gone within a bound, none left orphaned. Only the root script is
+// used, not the launcher's file, so this holds wherever the launcher lives.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePorts, healthy, ROOT } from './process-helpers.js';
+
+/** The launcher stops its children one at a time; the media node drains for up to 3 s. */
+const STOP_BOUND_MS = 20_000;
+const ADMIN_KEY = 'launcher-test-admin-key-0123456789';
+/** What `npm start` runs, each recognised by its command line. */
+const PROCESSES = [
+  'media-node/sim/main.ts',
+  'media-node/src/main.ts',
+  'api/src/server.ts',
+  'api/src/dispatcher.ts',
+  'redis-server',
+];
+
+let dataDir: string;
+let npm: ChildProcess | undefined;
+let started: Set<number> = new Set();
+let output = '';
+
+/** The parent pid of every live process, from /proc. */
+function parents(): Map<number, number> {
+  const map = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = state(Number(entry));
+    if (stat) map.set(Number(entry), stat.ppid);
+  }
+  return map;
+}
+
+/** State and parent of a process (`/proc/<pid>/stat`), or undefined once it is gone. */
+function state(pid: number): { state: string; ppid: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name, in parentheses, may hold spaces: the fields start after its last ')'.
+    const [status = '', ppid = '0'] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: status, ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process descended from `root`, at this moment. */
+function descendants(root: number): Set<number> {
+  const byParent = parents();
+  const found = new Set<number>();
+  let frontier = [root];
+  while (frontier.length > 0) {
+    const next: number[] = [];
+    for (const [pid, ppid] of byParent)
+      if (frontier.includes(ppid) && !found.has(pid)) next.push(pid);
+    for (const pid of next) found.add(pid);
+    frontier = next;
+  }
+  return found;
+}
+
+/** A zombie has exited; only its parent has not reaped it yet. */
+const alive = (pid: number): boolean => {
+  const s = state(pid);
+  return s !== undefined && s.state !== 'Z';
+};
+
+const commandOf = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
+  }
+};
+
+let ports: Record<
+  'api' | 'simHttp' | 'simEsl' | 'mediaMetrics' | 'recording' | 'dispatcher',
+  number
+>;
+
+beforeAll(async () => {
+  ports = await freePorts('api', 'simHttp', 'simEsl', 'mediaMetrics', 'recording', 'dispatcher');
+  dataDir = mkdtempSync(join(tmpdir(), 'voicegw-launcher-'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(ports.api),
+    SIM_HTTP_PORT: String(ports.simHttp),
+    SIM_ESL_PORT: String(ports.simEsl),
+    MEDIA_METRICS_PORT: String(ports.mediaMetrics),
+    RECORDING_PORT: String(ports.recording),
+    DISPATCHER_METRICS_PORT: String(ports.dispatcher),
+    DATA_DIR: dataDir,
+    ADMIN_API_KEY: ADMIN_KEY,
+    LOG_LEVEL: 'warn',
+  };
+  // The launcher spawns a Redis of its own only without REDIS_URL.
+  delete env.REDIS_URL;
+  // A process group of its own, as a terminal gives `npm start`: Ctrl-C signals the whole group.
+  npm = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: 'pipe' });
+  for (const stream of [npm.stdout, npm.stderr])
+    stream?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await Promise.all(
+    [ports.api, ports.mediaMetrics, ports.dispatcher].map((port) =>
+      healthy(`http://127.0.0.1:${port}/health`, 90_000),
+    ),
+  );
+  started = descendants(npm.pid ?? 0);
+}, 120_000);
+
+/**
+ * A call up on the media node: it drains on the way out (up to 3 s), so the launcher's shutdown
+ * takes long enough for anything that cut it short to show.
+ */
+async function callUp(): Promise<void> {
+  const did = '0731112222';
+  const admin = (method: string, path: string, body: unknown) =>
+    fetch(`http://127.0.0.1:${ports.api}/admin/apps/${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-admin-api-key': ADMIN_KEY },
+      body: JSON.stringify(body),
+    });
+  expect((await admin('POST', 'app_launcher', { api_key: 'k'.repeat(32) })).status).toBe(200);
+  expect((await admin('PUT', 'app_launcher/dids', [did])).status).toBe(200);
+  const call = await fetch(`http://127.0.0.1:${ports.simHttp}/sim/calls`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ to: did, from: '0501234567' }),
+  });
+  expect(call.status).toBeLessThan(300);
+  const headers = { 'x-app-id': 'app_launcher', 'x-api-key': 'k'.repeat(32) };
+  await expect
+    .poll(async () => {
+      const res = await fetch(`http://127.0.0.1:${ports.api}/api/v1/sessions`, { headers });
+      return ((await res.json()) as { sessions?: unknown[] }).sessions?.length;
+    })
+    .toBe(1);
+}
+
+afterAll(() => {
+  // Whatever a failed test left running goes here, not into the next test run.
+  for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  it('Ctrl-C with a call up stops every process it started within the bound, and orphans none', async () => {
+    await callUp();
+    const commands = new Map([...started].map((pid) => [pid, commandOf(pid)]));
+    const gateway = [...commands].filter(([, command]) =>
+      PROCESSES.some((part) => command.includes(part)),
+    );
+    for (const part of PROCESSES)
+      expect(
+        gateway.some(([, command]) => command.includes(part)),
+        `${part} among ${[...commands.values()].join('\n')}`,
+      ).toBe(true);
+
+    const exited = new Promise<void>((resolve) => npm?.once('exit', () => resolve()));
+    const stopped = Date.now();
+    process.kill(-(npm?.pid ?? 0), 'SIGINT');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, STOP_BOUND_MS))]);
+    expect(Date.now() - stopped).toBeLessThan(STOP_BOUND_MS);
+    // The launcher owns its children's shutdown: none of them outlives it (an orphan would).
+    expect(gateway.filter(([pid]) => alive(pid)).map(([, command]) => command)).toEqual([]);
+    // Nor does anything they ran themselves (tsx's esbuild services), a moment later.
+    await expect
+      .poll(() => [...started].filter(alive).map(commandOf), { timeout: 2000, interval: 50 })
+      .toEqual([]);
+    expect(output).not.toMatch(/exited with code [1-9]; stopping the gateway/);
+  }, 60_000);
+});

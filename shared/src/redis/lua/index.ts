@@ -1,0 +1,58 @@
+import { addCallerIds } from './addCallerIds.js';
+import { answerCommand } from './answerCommand.js';
+import { claimDids } from './claimDids.js';
+import { conferenceMember } from './conferenceMember.js';
+import { createRoom } from './createRoom.js';
+import { deadLetterLane } from './deadLetterLane.js';
+import { deleteRoom } from './deleteRoom.js';
+import { endSession } from './endSession.js';
+import { failDeadCommands } from './failDeadCommands.js';
+import { parkEvents } from './parkEvents.js';
+import { placeDial } from './placeDial.js';
+import { rateLimit } from './rateLimit.js';
+import { recordingExpired } from './recordingExpired.js';
+import { recordingStarted } from './recordingStarted.js';
+import { recordingStopped } from './recordingStopped.js';
+import { releaseDid } from './releaseDid.js';
+import { replayDeadLetters } from './replayDeadLetters.js';
+import { retryLaneNow } from './retryLaneNow.js';
+import { roomControl } from './roomControl.js';
+import { roomPlaybackDone } from './roomPlaybackDone.js';
+import { sessionCommands } from './sessionCommands.js';
+import { settleLane } from './settleLane.js';
+import { updateSession } from './updateSession.js';
+import { webhookFailed } from './webhookFailed.js';
+
+/**
+ * Every Lua script by name, each with the builder of its KEYS and ARGV (`<name>.ts` beside
+ * `<name>-<keys>.lua`). The loader runs exactly these, and shared/test/script-headers.test.ts
+ * holds this list to the directory and each builder to its script's header.
+ */
+export const SCRIPT_BUILDERS = {
+  addCallerIds,
+  answerCommand,
+  claimDids,
+  conferenceMember,
+  createRoom,
+  deadLetterLane,
+  deleteRoom,
+  endSession,
+  failDeadCommands,
+  parkEvents,
+  placeDial,
+  rateLimit,
+  recordingExpired,
+  recordingStarted,
+  recordingStopped,
+  releaseDid,
+  replayDeadLetters,
+  retryLaneNow,
+  roomControl,
+  roomPlaybackDone,
+  sessionCommands,
+  settleLane,
+  updateSession,
+  webhookFailed,
+} as const;
+
+export type ScriptName = keyof typeof SCRIPT_BUILDERS;
