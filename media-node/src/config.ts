@@ -1,4 +1,4 @@
-import { CommonEnv, ConfigError, loadConfig, RecordingModeEnv } from '@voicegw/shared';
+import { CommonEnv, ConfigError, loadConfig, RecordingModeEnv, SweepEnv } from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
 
 const ms = (fallback: number, minimum: number, description: string) =>
@@ -7,6 +7,7 @@ const ms = (fallback: number, minimum: number, description: string) =>
 /** Environment of the media node. docs/media-node.md lists the same variables. */
 export const MediaNodeEnv = Type.Object({
   ...CommonEnv,
+  ...SweepEnv,
   NODE_NAME: Type.String({
     minLength: 1,
     maxLength: 253,
@@ -41,11 +42,6 @@ export const MediaNodeEnv = Type.Object({
     description: 'Concurrent calls this node accepts (inbound calls beyond it are refused).',
   }),
   HEARTBEAT_INTERVAL_MS: ms(5000, 100, 'How often the node announces itself.'),
-  HEARTBEAT_TTL_MS: ms(
-    15_000,
-    300,
-    'Lifetime of a heartbeat; after it the api treats the node as gone (404 for its sessions).',
-  ),
   COMMAND_BLOCK_MS: ms(1000, 10, 'XREADGROUP BLOCK time of the command consumer.'),
   COMMAND_BATCH: Type.Integer({
     minimum: 1,
@@ -128,17 +124,6 @@ export const MediaNodeEnv = Type.Object({
     default: 3600,
     description: 'How long a fetched file is reused when its response sets no max-age.',
   }),
-  SESSION_GRACE_SEC: Type.Integer({
-    minimum: 0,
-    default: 300,
-    description: 'How long an ended session stays readable (dial status `ended`) before removal.',
-  }),
-  ORPHAN_TIMEOUT_MS: ms(
-    120_000,
-    0,
-    'A session whose node died (or whose channel vanished) gets its synthetic call.hangup after this.',
-  ),
-  SWEEP_INTERVAL_MS: ms(5000, 50, 'How often the cluster-wide orphan sweeper runs.'),
   METRICS_PORT: Type.Integer({
     minimum: 0,
     maximum: 65_535,

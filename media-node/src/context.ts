@@ -1,4 +1,10 @@
-import type { EventPublisher, LuaScripts, Logger, RedisKeys } from '@voicegw/shared';
+import type {
+  ClusterContext,
+  EventPublisher,
+  LuaScripts,
+  Logger,
+  RedisKeys,
+} from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import type { MediaNodeConfig } from './config.js';
 import type { EslClient } from './esl/client.js';
@@ -11,7 +17,7 @@ import type { Recorder } from './recording/recorder.js';
 import type { SessionRegistry } from './session/registry.js';
 
 /** What the parts of a media node share: built once in node.ts, passed to sessions and commands. */
-export interface NodeContext {
+export interface NodeContext extends ClusterContext {
   readonly config: MediaNodeConfig;
   /** This node's 5-character prefix (of every session id it owns). */
   readonly prefix: string;

@@ -4,8 +4,10 @@ import {
   createEventPublisher,
   createLogger,
   createRedis,
+  COMMAND_GROUP,
   LuaScripts,
   NodeRegistry,
+  OrphanSweeper,
   RedisKeys,
   settledWithin,
   startOperatorServer,
@@ -17,7 +19,6 @@ import {
 } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import { Heartbeat } from './cluster/heartbeat.js';
-import { OrphanSweeper } from './cluster/sweeper.js';
 import { executeCommand } from './commands/index.js';
 import type { MediaNodeConfig } from './config.js';
 import type { NodeContext } from './context.js';
@@ -33,7 +34,8 @@ import { acceptInbound, inboundFromPark } from './session/inbound.js';
 import { SessionRegistry } from './session/registry.js';
 import { resync } from './session/resync.js';
 import { answerExpired } from './stream/command-failure.js';
-import { COMMAND_GROUP, CommandConsumer } from './stream/consumer.js';
+import { CommandConsumer } from './stream/consumer.js';
+import { countHangup } from './session/teardown.js';
 
 export interface MediaNodeOptions {
   /** The process logger; without one the node logs at LOG_LEVEL to stdout. */
@@ -81,6 +83,7 @@ class Runtime implements NodeContext {
   readonly media: MediaCache;
   readonly rooms: Rooms;
   readonly recordings: Recorder;
+  readonly sessionGraceMs: number;
 
   constructor(
     readonly config: MediaNodeConfig,
@@ -113,6 +116,7 @@ class Runtime implements NodeContext {
       fetchTimeoutMs: config.PLAYBACK_FETCH_TIMEOUT_MS,
       ttlMs: config.PLAYBACK_CACHE_TTL_SEC * 1000,
     });
+    this.sessionGraceMs = config.SESSION_GRACE_SEC * 1000;
     this.rooms = new Rooms(this);
     this.recordings = new Recorder(this);
   }
@@ -153,7 +157,13 @@ export async function startMediaNode(
   await node.media.init();
   await node.recordings.start();
   const heartbeat = new Heartbeat(node, registry);
-  const sweeper = new OrphanSweeper(node);
+  const sweeper = new OrphanSweeper(node, {
+    intervalMs: config.SWEEP_INTERVAL_MS,
+    heartbeatTtlMs: config.HEARTBEAT_TTL_MS,
+    orphanTimeoutMs: config.ORPHAN_TIMEOUT_MS,
+    self: prefix,
+    onOrphanEnded: () => countHangup(node, 'failed', true),
+  });
   const consumer = new CommandConsumer({
     redis,
     blocking,
@@ -167,8 +177,8 @@ export async function startMediaNode(
     claimIntervalMs: config.COMMAND_CLAIM_INTERVAL_MS,
     deadlineMs: config.COMMAND_DEADLINE_MS,
     log,
-    execute: (message) => executeCommand(node, message),
-    expire: (message) => answerExpired(node, message),
+    execute: (message, entryId) => executeCommand(node, message, entryId),
+    expire: (message, entryId) => answerExpired(node, message, entryId),
     retry,
   });
 

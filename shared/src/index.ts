@@ -69,6 +69,7 @@ export {
   encodeCommand,
   decodeCommand,
 } from './commands/stream.js';
+export { COMMAND_GROUP, NODE_LOST, failedResult } from './commands/failure.js';
 export type {
   CommandMessage,
   SessionCommandMessage,
@@ -79,6 +80,7 @@ export type {
 } from './commands/stream.js';
 
 export { RedisKeys } from './redis/keys.js';
+export { compareStreamIds, toRecord } from './redis/stream-ids.js';
 export type { SessionDirection, SessionIndexState } from './redis/keys.js';
 export { createRedis } from './redis/client.js';
 export { execAll } from './redis/transaction.js';
@@ -115,6 +117,14 @@ export {
 } from './recordings/wav.js';
 export type { WavLayout } from './recordings/wav.js';
 export { NodeRegistry, PrefixCollisionError } from './nodes/registry.js';
+export { OrphanSweeper } from './cluster/sweeper.js';
+export type { SweeperOptions } from './cluster/sweeper.js';
+export type { ClusterContext } from './cluster/context.js';
+export { SweepEnv } from './cluster/config.js';
+export { failDeadNodeCommands } from './cluster/dead-commands.js';
+export { endOrphan } from './cluster/orphan.js';
+export { recordHangup } from './sessions/hangup.js';
+export type { HangupRecord } from './sessions/hangup.js';
 export type { FreeswitchState, NodeHeartbeat, LiveNode } from './nodes/registry.js';
 
 export { createMetricsRegistry, LabelledChildren } from './metrics.js';

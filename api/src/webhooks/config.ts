@@ -1,4 +1,4 @@
-import { BooleanFlag, CommonEnv, ConfigError, loadConfig } from '@voicegw/shared';
+import { BooleanFlag, CommonEnv, ConfigError, loadConfig, SweepEnv } from '@voicegw/shared';
 import { BusEnv } from '@voicegw/shared/bus';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_RETRY_SCHEDULE, SCHEDULE_PATTERN } from './schedule.js';
@@ -10,6 +10,8 @@ const ms = (fallback: number, minimum: number, description: string) =>
 export const DispatcherEnv = Type.Object({
   ...CommonEnv,
   ...BusEnv,
+  // The dispatcher sweeps dead media nodes too: a gateway always runs one, whatever its nodes do.
+  ...SweepEnv,
   DISPATCHER_METRICS_PORT: Type.Integer({
     minimum: 0,
     maximum: 65_535,

@@ -4,6 +4,7 @@ import {
   createLogger,
   createRedis,
   LuaScripts,
+  OrphanSweeper,
   RedisKeys,
   startOperatorServer,
   type Logger,
@@ -112,6 +113,15 @@ export async function startDispatcher(
     ack,
   });
   stats.source = dispatcher;
+  // Answers a dead media node's commands and ends its calls even when no media node survives.
+  const sweeper = new OrphanSweeper(
+    { redis, keys, scripts, log, sessionGraceMs: config.SESSION_GRACE_SEC * 1000 },
+    {
+      intervalMs: config.SWEEP_INTERVAL_MS,
+      heartbeatTtlMs: config.HEARTBEAT_TTL_MS,
+      orphanTimeoutMs: config.ORPHAN_TIMEOUT_MS,
+    },
+  );
 
   let server: OperatorServer | undefined;
   try {
@@ -137,6 +147,7 @@ export async function startDispatcher(
     redis.disconnect();
     throw err;
   }
+  sweeper.start();
   log.info({ metrics_port: server.port, bus: config.EVENT_BUS }, 'dispatcher started');
 
   const metricsServer = server;
@@ -148,7 +159,12 @@ export async function startDispatcher(
     close: async () => {
       await bus.stop();
       dispatcher.stop();
-      await Promise.allSettled([sender.close(), apps.stop(), metricsServer.close()]);
+      await Promise.allSettled([
+        sweeper.stop(),
+        sender.close(),
+        apps.stop(),
+        metricsServer.close(),
+      ]);
       await redis.quit().catch(() => redis.disconnect());
     },
   };

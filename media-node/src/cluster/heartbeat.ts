@@ -12,6 +12,12 @@ import { freeswitchState } from '../esl/dial-target.js';
 export class Heartbeat {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /**
+   * After a Redis outage the heartbeat may have expired (or a restarted Redis lost it): beat as
+   * soon as the connection is ready again, not an interval later, so no sweeper takes this node
+   * for dead (absence.ts gives it a full TTL to do so).
+   */
+  private readonly onReady = (): void => void this.beat();
 
   constructor(
     private readonly node: NodeContext,
@@ -20,6 +26,7 @@ export class Heartbeat {
 
   async start(): Promise<void> {
     await this.beat();
+    this.node.redis.on('ready', this.onReady);
     this.timer = setInterval(() => void this.beat(), this.node.config.HEARTBEAT_INTERVAL_MS);
   }
 
@@ -57,6 +64,7 @@ export class Heartbeat {
   async stop(retire: boolean): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    this.node.redis.off('ready', this.onReady);
     if (retire) await this.registry.retire(this.node.prefix);
   }
 }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { parseSessionId, type DialCommandMessage } from '@voicegw/shared';
+import { parseSessionId, recordHangup, type DialCommandMessage } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import { mapHangupCause } from '../session/causes.js';
 import { Channel } from '../session/channel.js';
 import { watchSession } from '../session/lifecycle.js';
 import { Session } from '../session/session.js';
-import { endSession, recordHangup } from '../session/teardown.js';
+import { countHangup, endSession } from '../session/teardown.js';
 
 /**
  * dial: `bgapi originate {origination_uuid=<uuid of the session id>,...}<dial string> &park()`.
@@ -83,8 +83,9 @@ export async function answerExpiredDial(
 ): Promise<void> {
   if (parseSessionId(message.session_id)?.prefix !== node.prefix) return;
   if (node.sessions.get(message.session_id)) return; // already running (claimed twice)
-  await recordHangup(node, {
+  const published = await recordHangup(node, {
     sessionId: message.session_id,
+    owner: node.prefix,
     appId: message.app_id,
     direction: 'outbound',
     metadata: message.args.metadata,
@@ -92,6 +93,7 @@ export async function answerExpiredDial(
     durationSeconds: 0,
     reason: 'hangup',
   });
+  if (published) countHangup(node, 'failed', false);
 }
 
 export function originateArgs(node: NodeContext, message: DialCommandMessage): string {

@@ -1,4 +1,5 @@
 import {
+  failedResult,
   hopTrace,
   type CommandMessage,
   type SessionCommandMessage,
@@ -6,7 +7,6 @@ import {
 } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import { executeMemberCommand } from '../conference/member-message.js';
-import { failedResult } from '../stream/command-failure.js';
 import { answer } from './answer.js';
 import { conferenceJoin } from './conference-join.js';
 import { conferenceLeave } from './conference-leave.js';
@@ -23,6 +23,7 @@ import { playbackStart } from './playback-start.js';
 import { playbackStop } from './playback-stop.js';
 import { recordStart } from './record-start.js';
 import { recordStop } from './record-stop.js';
+import { publishResult } from './result.js';
 import { commandContext, type SessionCommand } from './types.js';
 
 type Registry = { readonly [C in SessionCommandName]?: SessionCommand<C> };
@@ -52,12 +53,16 @@ export const SESSION_COMMANDS: Registry = {
  * Executes one message of the command stream; resolves when it is done (deferred commands:
  * confirmed or timed out), which is when the consumer acknowledges it.
  */
-export async function executeCommand(node: NodeContext, message: CommandMessage): Promise<void> {
+export async function executeCommand(
+  node: NodeContext,
+  message: CommandMessage,
+  entryId: string,
+): Promise<void> {
   switch (message.kind) {
     case 'dial':
       return dial(node, message);
     case 'session':
-      return sessionCommand(node, message);
+      return sessionCommand(node, message, entryId);
     case 'room':
       return node.rooms.execute(message);
     case 'member':
@@ -65,17 +70,21 @@ export async function executeCommand(node: NodeContext, message: CommandMessage)
   }
 }
 
-async function sessionCommand(node: NodeContext, message: SessionCommandMessage): Promise<void> {
+async function sessionCommand(
+  node: NodeContext,
+  message: SessionCommandMessage,
+  entryId: string,
+): Promise<void> {
   hopTrace.mark(message.operation_id, 'node.read');
   const session = node.sessions.get(message.session_id);
   if (!session) {
     // The session ended (or its channel vanished) after the api accepted the command.
     node.metrics.commands.inc({ command: message.command, outcome: 'unknown_session' });
-    await node.events.publish(message.app_id, failedResult(message, 'Session not found'));
+    await publishResult(node, entryId, message.app_id, failedResult(message, 'Session not found'));
     return;
   }
   const handler: SessionCommand | undefined = SESSION_COMMANDS[message.command];
-  const ctx = commandContext(session, message);
+  const ctx = commandContext(session, message, entryId);
   if (!handler) {
     await session.serial(() => ctx.result(false, 'Command not supported by this media node'));
     return;

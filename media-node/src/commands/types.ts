@@ -6,6 +6,7 @@ import {
   type SessionCommandName,
 } from '@voicegw/shared';
 import type { Session } from '../session/session.js';
+import { publishResult } from './result.js';
 
 export interface CommandContext<C extends SessionCommandName = SessionCommandName> {
   readonly session: Session;
@@ -51,10 +52,14 @@ export interface SessionCommand<C extends SessionCommandName = SessionCommandNam
   start(ctx: CommandContext<C>): Promise<Pending | void>;
 }
 
-/** A context whose result() publishes command.result with the session's metadata, once. */
+/**
+ * A context whose result() publishes command.result with the session's metadata, once, and not
+ * at all when a sweeper answered the command (stream entry `entryId`) as lost (result.ts).
+ */
 export function commandContext<C extends SessionCommandName>(
   session: Session,
   message: SessionCommandMessage<C>,
+  entryId: string,
 ): CommandContext<C> {
   let reported = false;
   return {
@@ -68,18 +73,16 @@ export function commandContext<C extends SessionCommandName>(
         command: message.command,
         outcome: success ? 'ok' : 'failed',
       });
-      await session.publishInOrder([
-        ...before,
-        {
-          event: 'command.result',
-          session_uuid: session.id,
-          operation_id: message.operation_id,
-          command: resultCommandName(message.command),
-          command_uid: message.command_uid,
-          success,
-          ...(error ? { error } : {}),
-        },
-      ]);
+      const result = {
+        event: 'command.result',
+        session_uuid: session.id,
+        operation_id: message.operation_id,
+        command: resultCommandName(message.command),
+        command_uid: message.command_uid,
+        success,
+        ...(error ? { error } : {}),
+      } as const;
+      await publishResult(session.node, entryId, session.appId, result, session.metadata, before);
       hopTrace.mark(message.operation_id, 'node.published');
     },
   };

@@ -1,13 +1,17 @@
-import { parseSession, parseSessionId, sessionId } from '@voicegw/shared';
+import {
+  endOrphan,
+  failDeadNodeCommands,
+  parseSession,
+  parseSessionId,
+  sessionId,
+} from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import { Membership } from '../conference/membership.js';
 import { Channel, ChannelState } from './channel.js';
-import { failDeadNodeCommands } from '../cluster/dead-commands.js';
-import { endOrphan } from '../cluster/orphan.js';
 import { acceptInbound } from './inbound.js';
 import { watchSession } from './lifecycle.js';
 import { Session } from './session.js';
-import { endSession } from './teardown.js';
+import { countHangup, endSession } from './teardown.js';
 
 /** The columns of a `show channels as json` row that resync reads. */
 interface ChannelRow {
@@ -66,7 +70,7 @@ export async function resync(node: NodeContext, connectedAt: number): Promise<vo
       }
       vanished.add(id);
       await markVanished(node, id);
-      await endOrphan(node, id);
+      if (await endOrphan(node, id, node.prefix)) countHangup(node, 'failed', true);
     }
   }
 

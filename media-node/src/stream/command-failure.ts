@@ -1,17 +1,16 @@
 import {
-  resultCommandName,
+  failedResult,
   type CommandMessage,
   type DialCommandMessage,
-  type EventPayload,
   type RoomCommandMessage,
   type SessionCommandMessage,
 } from '@voicegw/shared';
 import { answerExpiredDial } from '../commands/dial.js';
+import { publishResult } from '../commands/result.js';
 import type { NodeContext } from '../context.js';
 
-/** command.result errors of commands that never ran (clients may match on them). */
+/** command.result error of a command that never ran (clients may match on it). */
 export const COMMAND_EXPIRED = 'Command expired: it was not started before its deadline';
-export const NODE_LOST = 'Media node lost: the command could not run';
 
 /** The commands that have a deadline: every kind an app sends through the api. */
 export type DeadlineCommand = SessionCommandMessage | DialCommandMessage | RoomCommandMessage;
@@ -33,28 +32,16 @@ export function isExpired(
   return now > message.issued_at + deadlineMs;
 }
 
-/** The command.result (success false) of a session command that could not run. */
-export function failedResult(
-  message: SessionCommandMessage,
-  error: string,
-): EventPayload<'command.result'> {
-  return {
-    event: 'command.result',
-    session_uuid: message.session_id,
-    operation_id: message.operation_id,
-    command: resultCommandName(message.command),
-    command_uid: message.command_uid,
-    success: false,
-    error,
-  };
-}
-
 /**
- * Answers an expired command of this node's stream as the contract reports its failure: a
- * session command with its command.result, a dial with its session's call.hangup (failed), a
- * room control by not running it (a play also gives the room its stopped state back).
+ * Answers an expired command of this node's stream (entry `entryId`) as the contract reports its
+ * failure: a session command with its command.result, a dial with its session's call.hangup
+ * (failed), a room control by not running it (a play also gives the room its stopped state back).
  */
-export async function answerExpired(node: NodeContext, message: DeadlineCommand): Promise<void> {
+export async function answerExpired(
+  node: NodeContext,
+  message: DeadlineCommand,
+  entryId: string,
+): Promise<void> {
   const command = message.kind === 'session' ? message.command : message.kind;
   node.metrics.commands.inc({ command, outcome: 'expired' });
   node.log.warn(
@@ -64,7 +51,8 @@ export async function answerExpired(node: NodeContext, message: DeadlineCommand)
   switch (message.kind) {
     case 'session': {
       const metadata = node.sessions.get(message.session_id)?.metadata;
-      await node.events.publish(message.app_id, failedResult(message, COMMAND_EXPIRED), metadata);
+      const result = failedResult(message, COMMAND_EXPIRED);
+      await publishResult(node, entryId, message.app_id, result, metadata);
       return;
     }
     case 'dial':

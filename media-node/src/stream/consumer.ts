@@ -1,7 +1,9 @@
 import {
   COMMAND_FIELD,
+  compareStreamIds,
   decodeCommand,
   isRedisUnavailable,
+  toRecord,
   writeOnce,
   type CommandMessage,
   type Logger,
@@ -9,7 +11,6 @@ import {
 } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import { isExpired, type DeadlineCommand } from './command-failure.js';
-import { compareStreamIds, toRecord } from './ids.js';
 
 export interface ConsumerOptions {
   /** Command connection (XACK, XAUTOCLAIM, XTRIM...). */
@@ -27,17 +28,15 @@ export interface ConsumerOptions {
   /** A command read this long after its `issued_at` is expired, not executed (isExpired). */
   readonly deadlineMs: number;
   readonly log: Logger;
-  readonly execute: (message: CommandMessage) => Promise<void>;
+  /** `entryId`: the command's stream entry (its result is published only while it is pending). */
+  readonly execute: (message: CommandMessage, entryId: string) => Promise<void>;
   /** Answers a command past its deadline as its failure is reported, without running it. */
-  readonly expire: (message: DeadlineCommand) => Promise<void>;
+  readonly expire: (message: DeadlineCommand, entryId: string) => Promise<void>;
   /** How hard an XACK tries (the node's waits through a Redis outage); once by default. */
   readonly retry?: UntilWritten;
 }
 
 type Entry = [id: string, fields: string[]];
-
-/** The consumer group of every media node's command stream. */
-export const COMMAND_GROUP = 'media-node';
 
 /**
  * The node's command stream consumer: XREADGROUP on its own blocking connection, each entry
@@ -207,8 +206,8 @@ export class CommandConsumer {
       return;
     }
     const run = isExpired(message, this.o.deadlineMs)
-      ? this.o.expire(message)
-      : this.o.execute(message);
+      ? this.o.expire(message, id)
+      : this.o.execute(message, id);
     const done = run
       .then(
         () => this.ack(id),

@@ -1,10 +1,16 @@
 // failDeadCommands-3.lua on a real Redis: exactly once without the sweeper lock, and hands off
 // while the node beats.
 import { randomUUID } from 'node:crypto';
-import { COMMAND_FIELD, lua, LuaScripts, RedisKeys, ScriptCode } from '@voicegw/shared';
+import {
+  COMMAND_FIELD,
+  COMMAND_GROUP,
+  lua,
+  LuaScripts,
+  RedisKeys,
+  ScriptCode,
+} from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { COMMAND_GROUP } from '../../src/stream/consumer.js';
 
 const keys = new RedisKeys(`dead-${randomUUID().slice(0, 8)}`);
 const connections = [new Redis(inject('redisUrl')), new Redis(inject('redisUrl'))] as const;
@@ -71,5 +77,38 @@ describe('failDeadCommands-3.lua', () => {
     expect(await answer(redis, prefix, ids)).toBe(ScriptCode.NODE_ALIVE);
     expect(await redis.xlen(keys.events())).toBe(before);
     expect(Number((await redis.xpending(keys.commandStream(prefix), COMMAND_GROUP))[0])).toBe(1);
+  });
+});
+
+/** The node's own command.result for one entry (answerCommand-2.lua): 1 published, 0 not. */
+function nodeResult(prefix: string, id: string): Promise<unknown> {
+  return new LuaScripts(redis).run(
+    lua.answerCommand(
+      { commandStream: keys.commandStream(prefix), events: keys.events() },
+      {
+        group: COMMAND_GROUP,
+        entryId: id,
+        events: ['app', 'app_a', 'e', JSON.stringify({ id, late: true })],
+      },
+    ),
+  );
+}
+
+describe('answerCommand-2.lua', () => {
+  it('publishes the node’s result and acknowledges the entry while it is pending', async () => {
+    const prefix = 'liveC';
+    const [id = ''] = await deadNodeStream(prefix, 1, 1);
+    expect(await nodeResult(prefix, id)).toBe(1);
+    expect(Number((await redis.xpending(keys.commandStream(prefix), COMMAND_GROUP))[0])).toBe(0);
+  });
+
+  it('publishes no late result for a command a sweeper answered as lost', async () => {
+    // The node was cut off from Redis past its heartbeat's TTL, still running the command.
+    const prefix = 'lateD';
+    const ids = await deadNodeStream(prefix, 1, 1);
+    expect(await answer(redis, prefix, ids)).toBe(2);
+    const before = await redis.xlen(keys.events());
+    expect(await nodeResult(prefix, ids[0] ?? '')).toBe(0);
+    expect(await redis.xlen(keys.events())).toBe(before);
   });
 });

@@ -3,10 +3,10 @@
 // them, once, before the sessions' call.hangup, at a real webhook receiver through the dispatcher.
 import { randomUUID } from 'node:crypto';
 import { startDispatcher, type Dispatcher } from '@voicegw/api';
+import { NODE_LOST } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatcherEnv, Receiver } from '../../../api/test/dispatcher-helpers.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
-import { NODE_LOST } from '../../src/stream/command-failure.js';
 import { mobile, SimControl } from './harness.js';
 import { useAudio, useStack, useTenant } from './use-stack.js';
 import { startNodeProcess, type LoggedProcess } from './processes.js';

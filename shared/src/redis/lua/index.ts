@@ -1,4 +1,5 @@
 import { addCallerIds } from './addCallerIds.js';
+import { answerCommand } from './answerCommand.js';
 import { claimDids } from './claimDids.js';
 import { conferenceMember } from './conferenceMember.js';
 import { createRoom } from './createRoom.js';
@@ -29,6 +30,7 @@ import { webhookFailed } from './webhookFailed.js';
  */
 export const SCRIPT_BUILDERS = {
   addCallerIds,
+  answerCommand,
   claimDids,
   conferenceMember,
   createRoom,

@@ -1,8 +1,10 @@
-import { COMMAND_FIELD, decodeCommand, eventArgs, lua, ScriptCode } from '@voicegw/shared';
-import type { NodeContext } from '../context.js';
-import { failedResult, NODE_LOST } from '../stream/command-failure.js';
-import { COMMAND_GROUP } from '../stream/consumer.js';
-import { compareStreamIds, toRecord } from '../stream/ids.js';
+import { COMMAND_GROUP, failedResult, NODE_LOST } from '../commands/failure.js';
+import { COMMAND_FIELD, decodeCommand } from '../commands/stream.js';
+import { eventArgs } from '../events/publisher.js';
+import { SCRIPT_BUILDERS as lua } from '../redis/lua/index.js';
+import { ScriptCode } from '../redis/script-codes.js';
+import { compareStreamIds, toRecord } from '../redis/stream-ids.js';
+import type { ClusterContext } from './context.js';
 
 /** The consumer name under which a sweeper takes a dead node's unread commands. */
 const SWEEPER_CONSUMER = 'orphan-sweeper';
@@ -18,22 +20,22 @@ type Entry = [id: string, fields: string[]];
  * Exactly once rests on failDeadCommands-3.lua, which acknowledges and publishes in one step and
  * does nothing once the node beats again. Resolves with how many entries were answered.
  */
-export async function failDeadNodeCommands(node: NodeContext, prefix: string): Promise<number> {
-  const stream = node.keys.commandStream(prefix);
-  const open = await openEntries(node, stream);
-  const metadata = await sessionMetadata(node, open);
+export async function failDeadNodeCommands(ctx: ClusterContext, prefix: string): Promise<number> {
+  const stream = ctx.keys.commandStream(prefix);
+  const open = await openEntries(ctx, stream);
+  const metadata = await sessionMetadata(ctx, open);
   let answered = 0;
   for (let i = 0; i < open.length; i += CHUNK) {
     const entries: string[] = [];
     for (const [id, fields] of open.slice(i, i + CHUNK))
       entries.push(id, ...resultArgs(fields, metadata));
     const done = Number(
-      await node.scripts.run(
+      await ctx.scripts.run(
         lua.failDeadCommands(
           {
             commandStream: stream,
-            heartbeat: node.keys.nodeHeartbeat(prefix),
-            events: node.keys.events(),
+            heartbeat: ctx.keys.nodeHeartbeat(prefix),
+            events: ctx.keys.events(),
           },
           { group: COMMAND_GROUP, consumer: SWEEPER_CONSUMER, entries },
         ),
@@ -46,8 +48,8 @@ export async function failDeadNodeCommands(node: NodeContext, prefix: string): P
 }
 
 /** Entries nobody acknowledged: pending in the group, or beyond what it has delivered. */
-async function openEntries(node: NodeContext, stream: string): Promise<Entry[]> {
-  const { redis } = node;
+async function openEntries(ctx: ClusterContext, stream: string): Promise<Entry[]> {
+  const { redis } = ctx;
   if ((await redis.exists(stream)) === 0) return [];
   const groups = (await redis.xinfo('GROUPS', stream)) as unknown[][];
   const group = groups.map(toRecord).find((g) => g.name === COMMAND_GROUP);
@@ -64,12 +66,12 @@ async function openEntries(node: NodeContext, stream: string): Promise<Entry[]> 
 type Metadata = Map<string, Record<string, unknown> | undefined>;
 
 /** The dial metadata of each session the entries are for, as its events carry it. */
-async function sessionMetadata(node: NodeContext, entries: Entry[]): Promise<Metadata> {
+async function sessionMetadata(ctx: ClusterContext, entries: Entry[]): Promise<Metadata> {
   const metadata: Metadata = new Map();
   for (const [, fields] of entries) {
     const message = decode(fields);
     if (message?.kind !== 'session' || metadata.has(message.session_id)) continue;
-    const raw = await node.redis.hget(node.keys.session(message.session_id), 'metadata');
+    const raw = await ctx.redis.hget(ctx.keys.session(message.session_id), 'metadata');
     metadata.set(
       message.session_id,
       raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined,
