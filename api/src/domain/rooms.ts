@@ -239,9 +239,11 @@ export async function controlRoom(
   const windows = app.rateLimiter.windows(request);
   const { keys } = app;
   const reply = (await app.scripts.run(
+    // Named one by one, not spread first (see SessionCommands.submit).
     lua.roomControl(
       {
-        ...windows.keys,
+        ipWindow: windows.keys.ipWindow,
+        appWindow: windows.keys.appWindow,
         room: keys.room(roomId),
         cooldown: keys.cooldown('room', roomId, cooldown.name),
         commandStream: keys.commandStream(host),
@@ -249,7 +251,10 @@ export async function controlRoom(
       },
       {
         appId,
-        ...windows.args,
+        ipLimit: windows.args.ipLimit,
+        ipWindowMs: windows.args.ipWindowMs,
+        appLimit: windows.args.appLimit,
+        appWindowMs: windows.args.appWindowMs,
         control,
         cooldownMs: cooldown.ms,
         command: encodeCommand(message),

