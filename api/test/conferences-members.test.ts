@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { eventArgs, lua, ScriptCode } from '@voicegw/shared';
-import { useTenant, json, useLiveNode, publishedEvents, seedSession, useApi } from './helpers.js';
+import { json, publishedEvents, seedSession, useApiWithNode } from './helpers.js';
 
-const api = useApi();
-const tenant = useTenant(api);
+const { api, tenant, node } = useApiWithNode();
 let counter = 0;
-
-const node = useLiveNode(api);
 
 interface MemberBody {
   room_id: string;

@@ -1,19 +1,8 @@
 import type { RoomCommandMessage } from '@voicegw/shared';
 import { describe, expect, it } from 'vitest';
-import {
-  commandsFor,
-  createTenant,
-  useTenant,
-  json,
-  useLiveNode,
-  publishedEvents,
-  useApi,
-} from './helpers.js';
+import { commandsFor, createTenant, json, publishedEvents, useApiWithNode } from './helpers.js';
 
-const api = useApi();
-const tenant = useTenant(api);
-
-const node = useLiveNode(api);
+const { api, tenant, node } = useApiWithNode();
 
 const URLS = ['https://example.com/a.wav', 'http://example.com/b.mp3'];
 const OPERATION = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -2,19 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   commandsFor,
   createTenant,
-  useTenant,
-  withApi,
   json,
   liveNode,
-  useLiveNode,
   publishedEvents,
-  useApi,
+  useApiWithNode,
+  withApi,
 } from './helpers.js';
 
-const api = useApi();
-const tenant = useTenant(api);
-
-const node = useLiveNode(api);
+const { api, tenant, node } = useApiWithNode();
 
 const ROOM_ID = /^[a-z0-9]{5}-room-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ROOM = 'abcde-room-00000000-0000-4000-8000-000000000000';

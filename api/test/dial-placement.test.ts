@@ -1,16 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { lua, ScriptCode } from '@voicegw/shared';
 import {
   commandsFor,
   createTenant,
-  json,
   liveNode,
   startApi,
+  tenantRequest,
   type TestApi,
   type TestTenant,
 } from './helpers.js';
-
-// Each test gets its own api (own key prefix), so the set of live media nodes is its own.
 
 const FROM = '0731234567';
 const TO = '0521234567';
@@ -20,27 +18,20 @@ const NO_CAPACITY = {
   code: 'no_fs_capacity',
 };
 
-let current: TestApi | undefined;
-afterEach(async () => {
-  await current?.close();
-  current = undefined;
-});
-
+/**
+ * An api of the test's own (its own key prefix, so a set of live media nodes of its own), closed
+ * when the test finishes, with a tenant allowed to dial from FROM.
+ */
 async function setup(): Promise<{ api: TestApi; tenant: TestTenant }> {
   const api = await startApi();
-  current = api;
+  onTestFinished(() => api.close());
   const tenant = await createTenant(api);
   await api.redis.sadd(api.keys.appCids(tenant.appId), FROM);
   return { api, tenant };
 }
 
 const dial = (t: TestApi, tenant: TestTenant, from = FROM) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/api/v1/dial',
-    headers: { ...tenant.headers, ...json },
-    payload: JSON.stringify({ to: TO, from }),
-  });
+  tenantRequest(t, tenant, 'POST', '/api/v1/dial', { to: TO, from });
 
 /** Every session hash under this api's prefix. */
 const sessionKeys = (t: TestApi) => t.redis.keys(t.keys.session('*'));
@@ -127,11 +118,8 @@ describe('dial placement', () => {
 async function roomHosts(t: TestApi, tenant: TestTenant, count: number): Promise<string[]> {
   const hosts: string[] = [];
   for (let i = 0; i < count; i++) {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/conferences',
-      headers: { ...tenant.headers, ...json },
-      payload: JSON.stringify({ name: `placement-${i}` }),
+    const res = await tenantRequest(t, tenant, 'POST', '/api/v1/conferences', {
+      name: `placement-${i}`,
     });
     expect(res.statusCode).toBe(201);
     hosts.push(res.json<{ room_id: string }>().room_id.slice(0, 5));

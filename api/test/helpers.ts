@@ -168,6 +168,35 @@ export function useLiveNode(api: TestApi): TestNode {
   return node.value;
 }
 
+/**
+ * The suite's api with a tenant and a live media node on it (useApi, useTenant, useLiveNode in
+ * that order): what most route tests start from.
+ */
+export function useApiWithNode(env: Record<string, string> = {}): {
+  api: TestApi;
+  tenant: TestTenant;
+  node: TestNode;
+} {
+  const api = useApi(env);
+  return { api, tenant: useTenant(api), node: useLiveNode(api) };
+}
+
+/** A request to the api as `tenant`: `body` is sent as JSON. */
+export function tenantRequest(
+  api: TestApi,
+  tenant: TestTenant,
+  method: NonNullable<InjectOptions['method']>,
+  url: string,
+  body?: unknown,
+) {
+  return api.app.inject({
+    method,
+    url,
+    headers: { ...tenant.headers, ...(body === undefined ? {} : json) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+}
+
 /** Seeds a live session (as a media node does for an inbound call) and returns its id. */
 export async function seedSession(
   api: TestApi,
