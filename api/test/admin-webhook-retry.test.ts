@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { LaneEntry } from '../src/webhooks/lanes.js';
 import { ADMIN_KEY, useApi } from './helpers.js';
-import { range, sequence, useGateway, useReceiver } from './dispatcher-helpers.js';
+import { range, sequence, useWebhookGateway } from './dispatcher-helpers.js';
 
 // A retry an hour after the first failure: any delivery within the test came from "retry now".
 const HOUR = 3_600_000;
 
-const receiver = useReceiver();
 // Two dispatchers share the shards: the api reaches whichever owns the app only through Redis.
 const RETRY_IN_AN_HOUR = { WEBHOOK_RETRY_SCHEDULE: '0,1h' };
-const gateway = useGateway(RETRY_IN_AN_HOUR, RETRY_IN_AN_HOUR);
-
-const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
+const { receiver, gateway, api } = useWebhookGateway(RETRY_IN_AN_HOUR, RETRY_IN_AN_HOUR);
 const unconfigured = useApi(() => ({ REDIS_PREFIX: gateway.prefix, ADMIN_API_KEY: '' }));
 
 const retry = (appId: string, headers: Record<string, string> = { 'x-admin-api-key': ADMIN_KEY }) =>

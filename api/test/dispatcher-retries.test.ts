@@ -1,22 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminRequest, useApi } from './helpers.js';
+import { adminRequest } from './helpers.js';
 import {
+  deadLetters,
   range,
-  TestGateway,
-  useGateway,
-  useReceiver,
   sequence,
-  type DeadLetterList,
+  TestGateway,
+  useWebhookGateway,
 } from './dispatcher-helpers.js';
 
-const receiver = useReceiver();
-const gateway = useGateway({
+const { receiver, gateway, api } = useWebhookGateway({
   // Four attempts, the retries 150 ms apart, so a Retry-After stands out.
   WEBHOOK_RETRY_SCHEDULE: '0,150ms,150ms,150ms',
   WEBHOOK_RETRY_AFTER_MAX_MS: '1500',
 });
-
-const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
 
 const ids = (appId: string): string[] =>
   receiver.of(appId).map((r) => String(r.headers['webhook-id']));
@@ -42,7 +38,7 @@ describe('retries', () => {
     await receiver.until(() => receiver.of('gone').length === 2);
     expect(sequence(receiver.of('gone'))).toEqual([1, 2]);
 
-    const letters = (await adminRequest(api, 'GET', '/admin/apps/gone/dead-letters')).json();
+    const letters = await deadLetters(api, 'gone');
     expect(letters).toEqual({
       success: true,
       app_id: 'gone',
@@ -99,15 +95,8 @@ describe('retries', () => {
     // Each event gets its four attempts in turn, head of line.
     await receiver.until(() => receiver.of('broken').length === 12, 10_000);
     expect(sequence(receiver.of('broken'))).toEqual([1, 2, 3]);
-    await expect
-      .poll(
-        async () =>
-          (await adminRequest(api, 'GET', '/admin/apps/broken/dead-letters')).json().total,
-      )
-      .toBe(3);
-    const page = (
-      await adminRequest(api, 'GET', '/admin/apps/broken/dead-letters?limit=2&offset=1')
-    ).json<DeadLetterList>();
+    await expect.poll(async () => (await deadLetters(api, 'broken')).total).toBe(3);
+    const page = await deadLetters(api, 'broken', '?limit=2&offset=1');
     expect(page.total).toBe(3);
     expect(page.dead_letters.map((l) => l.event_id)).toEqual(
       published.slice(1).map((e) => e.event_id),
@@ -127,9 +116,7 @@ describe('retries', () => {
     const replayed = receiver.of('broken').slice(12);
     expect(replayed.map((r) => r.headers['webhook-id'])).toEqual(published.map((e) => e.event_id));
     expect(replayed.map((r) => r.body)).toEqual(published.map((e) => JSON.stringify(e)));
-    expect((await adminRequest(api, 'GET', '/admin/apps/broken/dead-letters')).json().total).toBe(
-      0,
-    );
+    expect((await deadLetters(api, 'broken')).total).toBe(0);
   });
 
   it('replays only the named dead letters', async () => {
@@ -137,11 +124,7 @@ describe('retries', () => {
     let healthy = false;
     receiver.respond('pick', () => ({ status: healthy ? 200 : 410 }));
     const [a, b] = [await gateway.publishSeq('pick', 1), await gateway.publishSeq('pick', 2)];
-    await expect
-      .poll(
-        async () => (await adminRequest(api, 'GET', '/admin/apps/pick/dead-letters')).json().total,
-      )
-      .toBe(2);
+    await expect.poll(async () => (await deadLetters(api, 'pick')).total).toBe(2);
     healthy = true;
     const replay = await adminRequest(api, 'POST', '/admin/apps/pick/dead-letters/replay', {
       event_ids: [b?.event_id],
@@ -149,9 +132,7 @@ describe('retries', () => {
     expect(replay.json().replayed).toBe(1);
     await receiver.until(() => receiver.of('pick').length === 3);
     expect(receiver.of('pick')[2]?.headers['webhook-id']).toBe(b?.event_id);
-    const left = (
-      await adminRequest(api, 'GET', '/admin/apps/pick/dead-letters')
-    ).json<DeadLetterList>();
+    const left = await deadLetters(api, 'pick');
     expect(left.dead_letters.map((l) => l.event_id)).toEqual([a?.event_id]);
   });
 
