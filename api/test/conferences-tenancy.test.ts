@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   commandsFor,
+  createRoom,
   publishedEvents,
   tenantRequest,
   useApi,
@@ -16,8 +17,7 @@ const NAME = 'owners-private-room';
 
 const node = useLiveNode(api);
 beforeAll(async () => {
-  const res = await tenantRequest(api, owner, 'POST', '/api/v1/conferences', { name: NAME });
-  roomId = res.json<{ room_id: string }>().room_id;
+  roomId = await createRoom(api, owner, NAME);
 });
 
 const FORBIDDEN = { success: false, error: 'Room belongs to a different application' };

@@ -2,6 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { lua, ScriptCode } from '@voicegw/shared';
 import {
   commandsFor,
+  createRoom,
   createTenant,
   liveNode,
   startApi,
@@ -117,13 +118,8 @@ describe('dial placement', () => {
 /** The host prefix of each of `count` new rooms. */
 async function roomHosts(t: TestApi, tenant: TestTenant, count: number): Promise<string[]> {
   const hosts: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const res = await tenantRequest(t, tenant, 'POST', '/api/v1/conferences', {
-      name: `placement-${i}`,
-    });
-    expect(res.statusCode).toBe(201);
-    hosts.push(res.json<{ room_id: string }>().room_id.slice(0, 5));
-  }
+  for (let i = 0; i < count; i++)
+    hosts.push((await createRoom(t, tenant, `placement-${i}`)).slice(0, 5));
   return hosts;
 }
 

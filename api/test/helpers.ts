@@ -14,7 +14,7 @@ import {
 } from '@voicegw/shared';
 import type { InjectOptions } from 'fastify';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { slot } from '../../shared/test/late.js';
 import { buildApp, type App } from '../src/app.js';
 import { loadApiConfig, type ApiConfig } from '../src/config.js';
@@ -195,6 +195,13 @@ export function tenantRequest(
     headers: { ...tenant.headers, ...(body === undefined ? {} : json) },
     ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   });
+}
+
+/** Creates a conference room as `tenant` (answered 201): its id. */
+export async function createRoom(api: TestApi, tenant: TestTenant, name: string): Promise<string> {
+  const res = await tenantRequest(api, tenant, 'POST', '/api/v1/conferences', { name });
+  expect(res.statusCode).toBe(201);
+  return res.json<{ room_id: string }>().room_id;
 }
 
 /** Seeds a live session (as a media node does for an inbound call) and returns its id. */

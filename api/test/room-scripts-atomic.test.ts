@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { commandsFor, tenantRequest, useApiWithNode } from './helpers.js';
+import { commandsFor, createRoom, tenantRequest, useApiWithNode } from './helpers.js';
 
 /**
  * Redis does not roll a script back when a command in it fails: a room change and its event
@@ -15,11 +15,7 @@ const uniqueName = (): string => `atomic-${Date.now()}-${++counter}`;
 const request = (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) =>
   tenantRequest(api, tenant, method, `/api/v1/conferences${url}`, body);
 
-async function createRoom(name = uniqueName()): Promise<string> {
-  const res = await request('POST', '', { name });
-  expect(res.statusCode).toBe(201);
-  return res.json<{ room_id: string }>().room_id;
-}
+const newRoom = (name = uniqueName()): Promise<string> => createRoom(api, tenant, name);
 
 /** The event stream's key holds a string: every XADD to it fails inside the script. */
 async function breakEventStream(): Promise<void> {
@@ -37,14 +33,14 @@ describe('a room change whose event cannot be appended leaves nothing behind', (
     expect((await request('POST', '', { name })).statusCode).toBe(500);
     await api.redis.del(api.keys.events());
 
-    await createRoom(name);
+    await newRoom(name);
     const list = await request('GET', '');
     const rooms = list.json<{ conferences: { name: string }[] }>().conferences;
     expect(rooms.filter((r) => r.name === name)).toHaveLength(1);
   });
 
   it('delete: the room is still there and its node was not told to destroy it', async () => {
-    const roomId = await createRoom();
+    const roomId = await newRoom();
     await breakEventStream();
     expect((await request('DELETE', `/${roomId}`)).statusCode).toBe(500);
 
@@ -53,7 +49,7 @@ describe('a room change whose event cannot be appended leaves nothing behind', (
   });
 
   it('play: the room does not say it is playing and its node got no play command', async () => {
-    const roomId = await createRoom();
+    const roomId = await newRoom();
     await breakEventStream();
     const play = await request('POST', `/${roomId}/play`, { urls: ['http://example.com/a.wav'] });
     expect(play.statusCode).toBe(500);
