@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { adminRequest } from './helpers.js';
-import { deadLetters, range, sequence, useWebhookGateway } from './dispatcher-helpers.js';
+import {
+  deadLetters,
+  failingApp,
+  range,
+  sequence,
+  useWebhookGateway,
+} from './dispatcher-helpers.js';
 
 const { receiver, gateway, api } = useWebhookGateway({
   WEBHOOK_RETRY_SCHEDULE: `0${',100ms'.repeat(30)}`,
@@ -9,11 +15,7 @@ const { receiver, gateway, api } = useWebhookGateway({
 
 describe('disabling a failing app', () => {
   it('an app failing for WEBHOOK_DISABLE_AFTER_MS without a success is disabled; POST re-enables it', async () => {
-    await gateway.createApp({ app_id: 'dying', webhook_url: receiver.url('dying') });
-    let healthy = false;
-    receiver.respond('dying', () => ({ status: healthy ? 200 : 500 }));
-    const published = [];
-    for (const seq of range(3)) published.push(await gateway.publishSeq('dying', seq));
+    const { published, heal } = await failingApp(gateway, receiver, 'dying', 3);
 
     await expect
       .poll(async () => (await adminRequest(api, 'GET', '/admin/apps/dying')).json().disabled, {
@@ -45,7 +47,7 @@ describe('disabling a failing app', () => {
     });
 
     // POSTing the configuration re-enables it; a replay then delivers all four, in order.
-    healthy = true;
+    heal();
     expect((await adminRequest(api, 'POST', '/admin/apps/dying', {})).statusCode).toBe(200);
     expect((await adminRequest(api, 'GET', '/admin/apps/dying')).json().disabled).toBe(false);
     expect(

@@ -274,6 +274,22 @@ export function useWebhookGateway(...dispatchers: Record<string, string>[]): {
   return { receiver, gateway, api: useApi(() => ({ REDIS_PREFIX: gateway.prefix })) };
 }
 
+/** An app whose receiver answers `status` until `heal()`, with events 1 to `count` published. */
+export async function failingApp(
+  gateway: TestGateway,
+  receiver: Receiver,
+  appId: string,
+  count: number,
+  status = 500,
+): Promise<{ published: EventEnvelope<'dtmf'>[]; heal: () => void }> {
+  await gateway.createApp({ app_id: appId, webhook_url: receiver.url(appId) });
+  let healthy = false;
+  receiver.respond(appId, () => ({ status: healthy ? 200 : status }));
+  const published: EventEnvelope<'dtmf'>[] = [];
+  for (const seq of range(count)) published.push(await gateway.publishSeq(appId, seq));
+  return { published, heal: () => (healthy = true) };
+}
+
 /** An app's dead letters through the admin API; `query` such as `?limit=2&offset=1`. */
 export async function deadLetters(
   api: TestApi,

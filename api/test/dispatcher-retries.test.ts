@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest } from './helpers.js';
 import {
   deadLetters,
-  range,
+  failingApp,
   sequence,
   TestGateway,
   useWebhookGateway,
@@ -87,11 +87,7 @@ describe('retries', () => {
   });
 
   it('dead-letters after the last attempt, lists it, and replays it in order with its webhook-id', async () => {
-    await gateway.createApp({ app_id: 'broken', webhook_url: receiver.url('broken') });
-    let healthy = false;
-    receiver.respond('broken', () => ({ status: healthy ? 200 : 500 }));
-    const published = [];
-    for (const seq of range(3)) published.push(await gateway.publishSeq('broken', seq));
+    const { published, heal } = await failingApp(gateway, receiver, 'broken', 3);
     // Each event gets its four attempts in turn, head of line.
     await receiver.until(() => receiver.of('broken').length === 12, 10_000);
     expect(sequence(receiver.of('broken'))).toEqual([1, 2, 3]);
@@ -108,7 +104,7 @@ describe('retries', () => {
       last_error: 'HTTP 500',
     });
 
-    healthy = true;
+    heal();
     const replay = await adminRequest(api, 'POST', '/admin/apps/broken/dead-letters/replay');
     expect(replay.statusCode).toBe(200);
     expect(replay.json()).toEqual({ success: true, app_id: 'broken', replayed: 3 });
@@ -120,12 +116,12 @@ describe('retries', () => {
   });
 
   it('replays only the named dead letters', async () => {
-    await gateway.createApp({ app_id: 'pick', webhook_url: receiver.url('pick') });
-    let healthy = false;
-    receiver.respond('pick', () => ({ status: healthy ? 200 : 410 }));
-    const [a, b] = [await gateway.publishSeq('pick', 1), await gateway.publishSeq('pick', 2)];
+    const {
+      published: [a, b],
+      heal,
+    } = await failingApp(gateway, receiver, 'pick', 2, 410);
     await expect.poll(async () => (await deadLetters(api, 'pick')).total).toBe(2);
-    healthy = true;
+    heal();
     const replay = await adminRequest(api, 'POST', '/admin/apps/pick/dead-letters/replay', {
       event_ids: [b?.event_id],
     });
