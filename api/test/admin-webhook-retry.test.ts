@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { LaneEntry } from '../src/webhooks/lanes.js';
 import { ADMIN_KEY, useApi } from './helpers.js';
-import { range, sequence, useGateway, useReceiver } from './dispatcher-helpers.js';
+import { failingApp, sequence, useWebhookGateway } from './dispatcher-helpers.js';
 
 // A retry an hour after the first failure: any delivery within the test came from "retry now".
 const HOUR = 3_600_000;
 
-const receiver = useReceiver();
 // Two dispatchers share the shards: the api reaches whichever owns the app only through Redis.
 const RETRY_IN_AN_HOUR = { WEBHOOK_RETRY_SCHEDULE: '0,1h' };
-const gateway = useGateway(RETRY_IN_AN_HOUR, RETRY_IN_AN_HOUR);
-
-const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
+const { receiver, gateway, api } = useWebhookGateway(RETRY_IN_AN_HOUR, RETRY_IN_AN_HOUR);
 const unconfigured = useApi(() => ({ REDIS_PREFIX: gateway.prefix, ADMIN_API_KEY: '' }));
 
 const retry = (appId: string, headers: Record<string, string> = { 'x-admin-api-key': ADMIN_KEY }) =>
@@ -24,14 +21,10 @@ const laneOf = async (appId: string): Promise<LaneEntry[]> =>
 
 /** Publishes `count` events to an app whose receiver fails, and waits until all wait in its lane. */
 async function failingLane(appId: string, count: number) {
-  await gateway.createApp({ app_id: appId, webhook_url: receiver.url(appId) });
-  let healthy = false;
-  receiver.respond(appId, () => ({ status: healthy ? 200 : 503 }));
-  const published = [];
-  for (const seq of range(count)) published.push(await gateway.publishSeq(appId, seq));
+  const app = await failingApp(gateway, receiver, appId, count, 503);
   await expect.poll(async () => (await laneOf(appId)).length).toBe(count);
   const [head] = await laneOf(appId);
-  return { published, head: head!, heal: () => (healthy = true) };
+  return { ...app, head: head! };
 }
 
 describe('POST /admin/apps/{app_id}/webhooks/retry', () => {

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { eventArgs, lua, ScriptCode } from '@voicegw/shared';
-import { useTenant, json, useLiveNode, publishedEvents, seedSession, useApi } from './helpers.js';
+import {
+  createRoom,
+  publishedEvents,
+  seedSession,
+  tenantRequest,
+  useApiWithNode,
+} from './helpers.js';
 
-const api = useApi();
-const tenant = useTenant(api);
+const { api, tenant, node } = useApiWithNode();
 let counter = 0;
-
-const node = useLiveNode(api);
 
 interface MemberBody {
   room_id: string;
@@ -14,24 +17,10 @@ interface MemberBody {
   cursor: string;
 }
 
-const newRoom = async (): Promise<string> => {
-  const res = await api.app.inject({
-    method: 'POST',
-    url: '/api/v1/conferences',
-    headers: { ...tenant.headers, ...json },
-    payload: JSON.stringify({ name: `members-${++counter}` }),
-  });
-  expect(res.statusCode).toBe(201);
-  return res.json<{ room_id: string }>().room_id;
-};
+const newRoom = (): Promise<string> => createRoom(api, tenant, `members-${++counter}`);
 
 const session = (sessionId: string, command: string, body?: unknown) =>
-  api.app.inject({
-    method: 'POST',
-    url: `/api/v1/sessions/${sessionId}/commands/${command}`,
-    headers: { ...tenant.headers, ...(body === undefined ? {} : json) },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
+  tenantRequest(api, tenant, 'POST', `/api/v1/sessions/${sessionId}/commands/${command}`, body);
 
 /** Seeds `n` sessions and joins them to the room through the session command route. */
 const join = async (roomId: string, n: number): Promise<string[]> => {

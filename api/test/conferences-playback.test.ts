@@ -2,33 +2,20 @@ import type { RoomCommandMessage } from '@voicegw/shared';
 import { describe, expect, it } from 'vitest';
 import {
   commandsFor,
+  createRoom,
   createTenant,
-  useTenant,
   json,
-  useLiveNode,
   publishedEvents,
-  useApi,
+  useApiWithNode,
 } from './helpers.js';
 
-const api = useApi();
-const tenant = useTenant(api);
-
-const node = useLiveNode(api);
+const { api, tenant, node } = useApiWithNode();
 
 const URLS = ['https://example.com/a.wav', 'http://example.com/b.mp3'];
 const OPERATION = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 let counter = 0;
 
-const newRoom = async (who = tenant): Promise<string> => {
-  const res = await api.app.inject({
-    method: 'POST',
-    url: '/api/v1/conferences',
-    headers: { ...who.headers, ...json },
-    payload: JSON.stringify({ name: `play-${++counter}` }),
-  });
-  expect(res.statusCode).toBe(201);
-  return res.json<{ room_id: string }>().room_id;
-};
+const newRoom = (who = tenant): Promise<string> => createRoom(api, who, `play-${++counter}`);
 
 const control = (
   roomId: string,

@@ -1,5 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { commandsFor, useTenant, json, useLiveNode, publishedEvents, useApi } from './helpers.js';
+import {
+  commandsFor,
+  createRoom,
+  publishedEvents,
+  tenantRequest,
+  useApi,
+  useLiveNode,
+  useTenant,
+} from './helpers.js';
 
 const api = useApi();
 const owner = useTenant(api);
@@ -9,13 +17,7 @@ const NAME = 'owners-private-room';
 
 const node = useLiveNode(api);
 beforeAll(async () => {
-  const res = await api.app.inject({
-    method: 'POST',
-    url: '/api/v1/conferences',
-    headers: { ...owner.headers, ...json },
-    payload: JSON.stringify({ name: NAME }),
-  });
-  roomId = res.json<{ room_id: string }>().room_id;
+  roomId = await createRoom(api, owner, NAME);
 });
 
 const FORBIDDEN = { success: false, error: 'Room belongs to a different application' };
@@ -36,12 +38,13 @@ describe('conference rooms of another application', () => {
   it.each(matrix)(
     '%s answers %s/%i and leaks nothing of the room',
     async (_name, method, path, body, status, error) => {
-      const res = await api.app.inject({
+      const res = await tenantRequest(
+        api,
+        intruder,
         method,
-        url: `/api/v1/conferences/${roomId}${path}`,
-        headers: { ...intruder.headers, ...(body === undefined ? {} : json) },
-        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-      });
+        `/api/v1/conferences/${roomId}${path}`,
+        body,
+      );
       expect(res.statusCode).toBe(status);
       expect(res.json()).toEqual(error);
       expect(res.body).not.toContain(NAME);
@@ -50,11 +53,7 @@ describe('conference rooms of another application', () => {
   );
 
   it('leaves the room exactly as it was: no state change, command or event', async () => {
-    const status = await api.app.inject({
-      method: 'GET',
-      url: `/api/v1/conferences/${roomId}`,
-      headers: owner.headers,
-    });
+    const status = await tenantRequest(api, owner, 'GET', `/api/v1/conferences/${roomId}`);
     expect(status.statusCode).toBe(200);
     expect(status.json()).toMatchObject({
       name: NAME,
@@ -67,27 +66,16 @@ describe('conference rooms of another application', () => {
     expect(events.filter((e) => e.app_id === intruder.appId)).toEqual([]);
     expect(events.map((e) => e.event)).toEqual(['conference.created']);
     // The intruder's refused controls did not start the room's cooldowns either.
-    const play = await api.app.inject({
-      method: 'POST',
-      url: `/api/v1/conferences/${roomId}/play`,
-      headers: { ...owner.headers, ...json },
-      payload: JSON.stringify({ urls: ['https://example.com/a.wav'] }),
+    const play = await tenantRequest(api, owner, 'POST', `/api/v1/conferences/${roomId}/play`, {
+      urls: ['https://example.com/a.wav'],
     });
     expect(play.statusCode).toBe(202);
-    const pause = await api.app.inject({
-      method: 'POST',
-      url: `/api/v1/conferences/${roomId}/pause`,
-      headers: owner.headers,
-    });
+    const pause = await tenantRequest(api, owner, 'POST', `/api/v1/conferences/${roomId}/pause`);
     expect(pause.statusCode).toBe(202);
   });
 
   it("the intruder's list does not show the room", async () => {
-    const res = await api.app.inject({
-      method: 'GET',
-      url: '/api/v1/conferences',
-      headers: intruder.headers,
-    });
+    const res = await tenantRequest(api, intruder, 'GET', '/api/v1/conferences');
     expect(res.json()).toEqual({ conferences: [], cursor: '' });
   });
 });

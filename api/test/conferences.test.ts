@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
   commandsFor,
+  createRoom,
   createTenant,
-  useTenant,
-  withApi,
   json,
   liveNode,
-  useLiveNode,
   publishedEvents,
-  useApi,
+  useApiWithNode,
+  withApi,
 } from './helpers.js';
 
-const api = useApi();
-const tenant = useTenant(api);
-
-const node = useLiveNode(api);
+const { api, tenant, node } = useApiWithNode();
 
 const ROOM_ID = /^[a-z0-9]{5}-room-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN_ROOM = 'abcde-room-00000000-0000-4000-8000-000000000000';
@@ -29,11 +25,7 @@ const create = (body: unknown, headers: Record<string, string> = {}, on = api, w
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-const createRoom = async (name = uniqueName()): Promise<string> => {
-  const res = await create({ name });
-  expect(res.statusCode).toBe(201);
-  return res.json<{ room_id: string }>().room_id;
-};
+const newRoom = (name = uniqueName()): Promise<string> => createRoom(api, tenant, name);
 
 const get = (url: string, who = tenant) =>
   api.app.inject({ method: 'GET', url: `/api/v1/conferences${url}`, headers: who.headers });
@@ -64,7 +56,7 @@ describe('POST /conferences', () => {
 
   it('a taken name answers 409 with the existing room id', async () => {
     const name = uniqueName();
-    const first = await createRoom(name);
+    const first = await newRoom(name);
     const res = await create({ name });
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual({
@@ -76,7 +68,7 @@ describe('POST /conferences', () => {
 
   it('the same name in another app is a different room', async () => {
     const name = uniqueName();
-    const mine = await createRoom(name);
+    const mine = await newRoom(name);
     const other = await createTenant(api);
     const res = await create({ name }, {}, api, other);
     expect(res.statusCode).toBe(201);
@@ -192,7 +184,7 @@ describe('GET /conferences/{room_id}', () => {
   it('answers the room status object with created_at in epoch seconds', async () => {
     const name = uniqueName();
     const before = Math.floor(Date.now() / 1000);
-    const roomId = await createRoom(name);
+    const roomId = await newRoom(name);
     const res = await get(`/${roomId}`);
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -224,7 +216,7 @@ describe('GET /conferences/{room_id}', () => {
 describe('DELETE /conferences/{room_id}', () => {
   it('removes the room, tells its node to destroy it and emits conference.destroyed', async () => {
     const name = uniqueName();
-    const roomId = await createRoom(name);
+    const roomId = await newRoom(name);
     const res = await api.app.inject({
       method: 'DELETE',
       url: `/api/v1/conferences/${roomId}`,
@@ -258,18 +250,18 @@ describe('DELETE /conferences/{room_id}', () => {
 
   it('frees the name for a new room', async () => {
     const name = uniqueName();
-    const first = await createRoom(name);
+    const first = await newRoom(name);
     await api.app.inject({
       method: 'DELETE',
       url: `/api/v1/conferences/${first}`,
       headers: tenant.headers,
     });
-    const second = await createRoom(name);
+    const second = await newRoom(name);
     expect(second).not.toBe(first);
   });
 
   it('a room deleted twice answers 404 the second time', async () => {
-    const roomId = await createRoom();
+    const roomId = await newRoom();
     const del = () =>
       api.app.inject({
         method: 'DELETE',

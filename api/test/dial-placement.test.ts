@@ -1,16 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { lua, ScriptCode } from '@voicegw/shared';
 import {
   commandsFor,
+  createRoom,
   createTenant,
-  json,
   liveNode,
   startApi,
+  tenantRequest,
   type TestApi,
   type TestTenant,
 } from './helpers.js';
-
-// Each test gets its own api (own key prefix), so the set of live media nodes is its own.
 
 const FROM = '0731234567';
 const TO = '0521234567';
@@ -20,27 +19,20 @@ const NO_CAPACITY = {
   code: 'no_fs_capacity',
 };
 
-let current: TestApi | undefined;
-afterEach(async () => {
-  await current?.close();
-  current = undefined;
-});
-
+/**
+ * An api of the test's own (its own key prefix, so a set of live media nodes of its own), closed
+ * when the test finishes, with a tenant allowed to dial from FROM.
+ */
 async function setup(): Promise<{ api: TestApi; tenant: TestTenant }> {
   const api = await startApi();
-  current = api;
+  onTestFinished(() => api.close());
   const tenant = await createTenant(api);
   await api.redis.sadd(api.keys.appCids(tenant.appId), FROM);
   return { api, tenant };
 }
 
 const dial = (t: TestApi, tenant: TestTenant, from = FROM) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/api/v1/dial',
-    headers: { ...tenant.headers, ...json },
-    payload: JSON.stringify({ to: TO, from }),
-  });
+  tenantRequest(t, tenant, 'POST', '/api/v1/dial', { to: TO, from });
 
 /** Every session hash under this api's prefix. */
 const sessionKeys = (t: TestApi) => t.redis.keys(t.keys.session('*'));
@@ -126,16 +118,8 @@ describe('dial placement', () => {
 /** The host prefix of each of `count` new rooms. */
 async function roomHosts(t: TestApi, tenant: TestTenant, count: number): Promise<string[]> {
   const hosts: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/conferences',
-      headers: { ...tenant.headers, ...json },
-      payload: JSON.stringify({ name: `placement-${i}` }),
-    });
-    expect(res.statusCode).toBe(201);
-    hosts.push(res.json<{ room_id: string }>().room_id.slice(0, 5));
-  }
+  for (let i = 0; i < count; i++)
+    hosts.push((await createRoom(t, tenant, `placement-${i}`)).slice(0, 5));
   return hosts;
 }
 

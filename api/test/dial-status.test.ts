@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTenant, json, useLiveNode, seedSession, useApi, type TestTenant } from './helpers.js';
+import { seedSession, tenantRequest, useApi, useLiveNode, useTenant } from './helpers.js';
 
 const api = useApi();
 const owner = useTenant(api);
@@ -15,18 +15,16 @@ beforeAll(async () => {
 });
 
 async function placeDial(): Promise<string> {
-  const res = await api.app.inject({
-    method: 'POST',
-    url: '/api/v1/dial',
-    headers: { ...owner.headers, ...json },
-    payload: JSON.stringify({ to: TO, from: FROM, metadata: { ref: 'x' } }),
+  const res = await tenantRequest(api, owner, 'POST', '/api/v1/dial', {
+    to: TO,
+    from: FROM,
+    metadata: { ref: 'x' },
   });
   expect(res.statusCode).toBe(202);
   return res.json().session_uuid as string;
 }
 
-const status = (id: string, who: TestTenant = owner) =>
-  api.app.inject({ method: 'GET', url: `/api/v1/dial/${id}`, headers: who.headers });
+const status = (id: string, who = owner) => tenantRequest(api, who, 'GET', `/api/v1/dial/${id}`);
 
 describe('GET /dial/{session_uuid}', () => {
   it('reports a new dial as dialing with its ISO-8601 UTC start time', async () => {
@@ -100,31 +98,20 @@ describe('dial tenancy', () => {
 
   it('the dialed session belongs to the app that dialed it', async () => {
     const id = await placeDial();
-    const theirs = await api.app.inject({
-      method: 'POST',
-      url: `/api/v1/sessions/${id}/commands/hangup`,
-      headers: other.headers,
-    });
+    const hangup = (who: typeof owner) =>
+      tenantRequest(api, who, 'POST', `/api/v1/sessions/${id}/commands/hangup`);
+    const theirs = await hangup(other);
     expect(theirs.statusCode).toBe(403);
     expect(theirs.json()).toEqual({
       success: false,
       error: 'Session belongs to a different application',
     });
-    const mine = await api.app.inject({
-      method: 'POST',
-      url: `/api/v1/sessions/${id}/commands/hangup`,
-      headers: owner.headers,
-    });
+    const mine = await hangup(owner);
     expect(mine.statusCode).toBe(202);
   });
 
   it("cannot dial from another app's caller ID", async () => {
-    const res = await api.app.inject({
-      method: 'POST',
-      url: '/api/v1/dial',
-      headers: { ...other.headers, ...json },
-      payload: JSON.stringify({ to: TO, from: FROM }),
-    });
+    const res = await tenantRequest(api, other, 'POST', '/api/v1/dial', { to: TO, from: FROM });
     expect(res.statusCode).toBe(403);
     expect(res.json()).toEqual({
       success: false,

@@ -1,9 +1,8 @@
 import type { DialCommandMessage } from '@voicegw/shared';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { commandsFor, createTenant, useTenant, json, useLiveNode, useApi } from './helpers.js';
+import { commandsFor, createTenant, json, useApiWithNode } from './helpers.js';
 
-const api = useApi();
-const tenant = useTenant(api);
+const { api, tenant, node } = useApiWithNode();
 
 const FROM = '0731234567';
 const TO = '0521234567';
@@ -37,7 +36,6 @@ const INVALID_NUMBERS: readonly [string, string][] = [
   ['an empty string', ''],
 ];
 
-const node = useLiveNode(api);
 beforeAll(async () => {
   const everyPrefix = [...LANDLINE, ...MOBILE, ...VOIP].map(number);
   await api.redis.sadd(api.keys.appCids(tenant.appId), FROM, ...everyPrefix);

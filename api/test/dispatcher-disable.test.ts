@@ -1,28 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { adminRequest, useApi } from './helpers.js';
+import { adminRequest } from './helpers.js';
 import {
+  deadLetters,
+  failingApp,
   range,
-  useGateway,
-  useReceiver,
   sequence,
-  type DeadLetterList,
+  useWebhookGateway,
 } from './dispatcher-helpers.js';
 
-const receiver = useReceiver();
-const gateway = useGateway({
+const { receiver, gateway, api } = useWebhookGateway({
   WEBHOOK_RETRY_SCHEDULE: `0${',100ms'.repeat(30)}`,
   WEBHOOK_DISABLE_AFTER_MS: '500',
 });
 
-const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
-
 describe('disabling a failing app', () => {
   it('an app failing for WEBHOOK_DISABLE_AFTER_MS without a success is disabled; POST re-enables it', async () => {
-    await gateway.createApp({ app_id: 'dying', webhook_url: receiver.url('dying') });
-    let healthy = false;
-    receiver.respond('dying', () => ({ status: healthy ? 200 : 500 }));
-    const published = [];
-    for (const seq of range(3)) published.push(await gateway.publishSeq('dying', seq));
+    const { published, heal } = await failingApp(gateway, receiver, 'dying', 3);
 
     await expect
       .poll(async () => (await adminRequest(api, 'GET', '/admin/apps/dying')).json().disabled, {
@@ -30,14 +23,8 @@ describe('disabling a failing app', () => {
       })
       .toBe(true);
     // Its waiting events were dead-lettered with it, in order; only the first was ever tried.
-    await expect
-      .poll(
-        async () => (await adminRequest(api, 'GET', '/admin/apps/dying/dead-letters')).json().total,
-      )
-      .toBe(3);
-    const letters = (
-      await adminRequest(api, 'GET', '/admin/apps/dying/dead-letters')
-    ).json<DeadLetterList>();
+    await expect.poll(async () => (await deadLetters(api, 'dying')).total).toBe(3);
+    const letters = await deadLetters(api, 'dying');
     expect(letters.dead_letters.map((l) => l.event_id)).toEqual(published.map((e) => e.event_id));
     expect(letters.dead_letters.map((l) => l.reason)).toEqual([
       'app_disabled',
@@ -50,11 +37,7 @@ describe('disabling a failing app', () => {
 
     // While disabled, new events go straight to the dead letters and replay is refused.
     const late = await gateway.publishSeq('dying', 4);
-    await expect
-      .poll(
-        async () => (await adminRequest(api, 'GET', '/admin/apps/dying/dead-letters')).json().total,
-      )
-      .toBe(4);
+    await expect.poll(async () => (await deadLetters(api, 'dying')).total).toBe(4);
     const tried = receiver.of('dying').length;
     const refused = await adminRequest(api, 'POST', '/admin/apps/dying/dead-letters/replay');
     expect(refused.statusCode).toBe(409);
@@ -64,7 +47,7 @@ describe('disabling a failing app', () => {
     });
 
     // POSTing the configuration re-enables it; a replay then delivers all four, in order.
-    healthy = true;
+    heal();
     expect((await adminRequest(api, 'POST', '/admin/apps/dying', {})).statusCode).toBe(200);
     expect((await adminRequest(api, 'GET', '/admin/apps/dying')).json().disabled).toBe(false);
     expect(

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { slot } from '../../shared/test/late.js';
 import { loadDispatcherConfig, type DispatcherConfig } from '../src/webhooks/config.js';
 import { AppStore, type AppRecord } from '../src/domain/apps.js';
+import { adminRequest, useApi, type TestApi } from './helpers.js';
 import { startDispatcher, type Dispatcher, type DispatcherOptions } from '../src/webhooks/start.js';
 
 /** One webhook request as the receiver saw it (recorded when it arrived). */
@@ -33,6 +34,9 @@ export interface Answer {
   readonly delayMs?: number;
 }
 export type Responder = (request: Received) => Answer;
+
+/** A webhook's body with the fields a test reads by name. */
+export type Hook = Record<string, unknown> & { event: string; event_id: string };
 
 /**
  * A real HTTP webhook receiver on loopback: each app posts to `/hook/<app id>`. It records every
@@ -86,6 +90,13 @@ export class Receiver {
 
   of(appId: string): Received[] {
     return this.requests.filter((r) => r.appId === appId);
+  }
+
+  /** One session's webhooks to an app, in the order they arrived, the first delivery of each. */
+  hooksOf(appId: string, session: string): Hook[] {
+    return firstDeliveries(this.of(appId))
+      .map((r) => r.json as unknown as Hook)
+      .filter((hook) => hook.session_uuid === session);
   }
 
   /** Resolves once `match()` holds (checked after every request). */
@@ -193,17 +204,22 @@ export class TestGateway {
   }
 }
 
+/** The first arrival of each webhook-id (an event's id): retries left out. */
+export function firstDeliveries(requests: readonly Received[]): Received[] {
+  const seen = new Set<string>();
+  return requests.filter((r) => {
+    const id = String(r.headers['webhook-id']);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
 /** The sequence numbers an app's receiver got, first arrival of each webhook-id only. */
 export function sequence(requests: readonly Received[]): number[] {
-  const seen = new Set<string>();
-  const out: number[] = [];
-  for (const r of requests) {
-    const id = String(r.headers['webhook-id']);
-    if (seen.has(id)) continue;
-    seen.add(id);
-    out.push((r.json as unknown as { duration_ms: number }).duration_ms);
-  }
-  return out;
+  return firstDeliveries(requests).map(
+    (r) => (r.json as unknown as { duration_ms: number }).duration_ms,
+  );
 }
 
 /** The body of GET /admin/apps/{app_id}/dead-letters. */
@@ -242,6 +258,46 @@ export function useGateway(...dispatchers: Record<string, string>[]): TestGatewa
   });
   afterAll(() => gateway.value.close());
   return gateway.value;
+}
+
+/**
+ * The suite's receiver, gateway (see useGateway) and an api on the gateway's key prefix, whose
+ * admin API shows and replays what the dispatchers did.
+ */
+export function useWebhookGateway(...dispatchers: Record<string, string>[]): {
+  receiver: Receiver;
+  gateway: TestGateway;
+  api: TestApi;
+} {
+  const receiver = useReceiver();
+  const gateway = useGateway(...dispatchers);
+  return { receiver, gateway, api: useApi(() => ({ REDIS_PREFIX: gateway.prefix })) };
+}
+
+/** An app whose receiver answers `status` until `heal()`, with events 1 to `count` published. */
+export async function failingApp(
+  gateway: TestGateway,
+  receiver: Receiver,
+  appId: string,
+  count: number,
+  status = 500,
+): Promise<{ published: EventEnvelope<'dtmf'>[]; heal: () => void }> {
+  await gateway.createApp({ app_id: appId, webhook_url: receiver.url(appId) });
+  let healthy = false;
+  receiver.respond(appId, () => ({ status: healthy ? 200 : status }));
+  const published: EventEnvelope<'dtmf'>[] = [];
+  for (const seq of range(count)) published.push(await gateway.publishSeq(appId, seq));
+  return { published, heal: () => (healthy = true) };
+}
+
+/** An app's dead letters through the admin API; `query` such as `?limit=2&offset=1`. */
+export async function deadLetters(
+  api: TestApi,
+  appId: string,
+  query = '',
+): Promise<DeadLetterList> {
+  const res = await adminRequest(api, 'GET', `/admin/apps/${appId}/dead-letters${query}`);
+  return res.json<DeadLetterList>();
 }
 
 /** Publishes a dtmf event whose duration_ms carries `seq`, to check order and loss. */

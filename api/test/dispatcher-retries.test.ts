@@ -1,22 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminRequest, useApi } from './helpers.js';
+import { adminRequest } from './helpers.js';
 import {
-  range,
-  TestGateway,
-  useGateway,
-  useReceiver,
+  deadLetters,
+  failingApp,
   sequence,
-  type DeadLetterList,
+  TestGateway,
+  useWebhookGateway,
 } from './dispatcher-helpers.js';
 
-const receiver = useReceiver();
-const gateway = useGateway({
+const { receiver, gateway, api } = useWebhookGateway({
   // Four attempts, the retries 150 ms apart, so a Retry-After stands out.
   WEBHOOK_RETRY_SCHEDULE: '0,150ms,150ms,150ms',
   WEBHOOK_RETRY_AFTER_MAX_MS: '1500',
 });
-
-const api = useApi(() => ({ REDIS_PREFIX: gateway.prefix }));
 
 const ids = (appId: string): string[] =>
   receiver.of(appId).map((r) => String(r.headers['webhook-id']));
@@ -42,7 +38,7 @@ describe('retries', () => {
     await receiver.until(() => receiver.of('gone').length === 2);
     expect(sequence(receiver.of('gone'))).toEqual([1, 2]);
 
-    const letters = (await adminRequest(api, 'GET', '/admin/apps/gone/dead-letters')).json();
+    const letters = await deadLetters(api, 'gone');
     expect(letters).toEqual({
       success: true,
       app_id: 'gone',
@@ -91,23 +87,12 @@ describe('retries', () => {
   });
 
   it('dead-letters after the last attempt, lists it, and replays it in order with its webhook-id', async () => {
-    await gateway.createApp({ app_id: 'broken', webhook_url: receiver.url('broken') });
-    let healthy = false;
-    receiver.respond('broken', () => ({ status: healthy ? 200 : 500 }));
-    const published = [];
-    for (const seq of range(3)) published.push(await gateway.publishSeq('broken', seq));
+    const { published, heal } = await failingApp(gateway, receiver, 'broken', 3);
     // Each event gets its four attempts in turn, head of line.
     await receiver.until(() => receiver.of('broken').length === 12, 10_000);
     expect(sequence(receiver.of('broken'))).toEqual([1, 2, 3]);
-    await expect
-      .poll(
-        async () =>
-          (await adminRequest(api, 'GET', '/admin/apps/broken/dead-letters')).json().total,
-      )
-      .toBe(3);
-    const page = (
-      await adminRequest(api, 'GET', '/admin/apps/broken/dead-letters?limit=2&offset=1')
-    ).json<DeadLetterList>();
+    await expect.poll(async () => (await deadLetters(api, 'broken')).total).toBe(3);
+    const page = await deadLetters(api, 'broken', '?limit=2&offset=1');
     expect(page.total).toBe(3);
     expect(page.dead_letters.map((l) => l.event_id)).toEqual(
       published.slice(1).map((e) => e.event_id),
@@ -119,7 +104,7 @@ describe('retries', () => {
       last_error: 'HTTP 500',
     });
 
-    healthy = true;
+    heal();
     const replay = await adminRequest(api, 'POST', '/admin/apps/broken/dead-letters/replay');
     expect(replay.statusCode).toBe(200);
     expect(replay.json()).toEqual({ success: true, app_id: 'broken', replayed: 3 });
@@ -127,31 +112,23 @@ describe('retries', () => {
     const replayed = receiver.of('broken').slice(12);
     expect(replayed.map((r) => r.headers['webhook-id'])).toEqual(published.map((e) => e.event_id));
     expect(replayed.map((r) => r.body)).toEqual(published.map((e) => JSON.stringify(e)));
-    expect((await adminRequest(api, 'GET', '/admin/apps/broken/dead-letters')).json().total).toBe(
-      0,
-    );
+    expect((await deadLetters(api, 'broken')).total).toBe(0);
   });
 
   it('replays only the named dead letters', async () => {
-    await gateway.createApp({ app_id: 'pick', webhook_url: receiver.url('pick') });
-    let healthy = false;
-    receiver.respond('pick', () => ({ status: healthy ? 200 : 410 }));
-    const [a, b] = [await gateway.publishSeq('pick', 1), await gateway.publishSeq('pick', 2)];
-    await expect
-      .poll(
-        async () => (await adminRequest(api, 'GET', '/admin/apps/pick/dead-letters')).json().total,
-      )
-      .toBe(2);
-    healthy = true;
+    const {
+      published: [a, b],
+      heal,
+    } = await failingApp(gateway, receiver, 'pick', 2, 410);
+    await expect.poll(async () => (await deadLetters(api, 'pick')).total).toBe(2);
+    heal();
     const replay = await adminRequest(api, 'POST', '/admin/apps/pick/dead-letters/replay', {
       event_ids: [b?.event_id],
     });
     expect(replay.json().replayed).toBe(1);
     await receiver.until(() => receiver.of('pick').length === 3);
     expect(receiver.of('pick')[2]?.headers['webhook-id']).toBe(b?.event_id);
-    const left = (
-      await adminRequest(api, 'GET', '/admin/apps/pick/dead-letters')
-    ).json<DeadLetterList>();
+    const left = await deadLetters(api, 'pick');
     expect(left.dead_letters.map((l) => l.event_id)).toEqual([a?.event_id]);
   });
 

@@ -14,7 +14,7 @@ import {
 } from '@voicegw/shared';
 import type { InjectOptions } from 'fastify';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { slot } from '../../shared/test/late.js';
 import { buildApp, type App } from '../src/app.js';
 import { loadApiConfig, type ApiConfig } from '../src/config.js';
@@ -166,6 +166,42 @@ export function useLiveNode(api: TestApi): TestNode {
   const node = slot<TestNode>('useLiveNode()');
   beforeAll(async () => node.set({ prefix: await liveNode(api) }));
   return node.value;
+}
+
+/**
+ * The suite's api with a tenant and a live media node on it (useApi, useTenant, useLiveNode in
+ * that order): what most route tests start from.
+ */
+export function useApiWithNode(env: Record<string, string> = {}): {
+  api: TestApi;
+  tenant: TestTenant;
+  node: TestNode;
+} {
+  const api = useApi(env);
+  return { api, tenant: useTenant(api), node: useLiveNode(api) };
+}
+
+/** A request to the api as `tenant`: `body` is sent as JSON. */
+export function tenantRequest(
+  api: TestApi,
+  tenant: TestTenant,
+  method: NonNullable<InjectOptions['method']>,
+  url: string,
+  body?: unknown,
+) {
+  return api.app.inject({
+    method,
+    url,
+    headers: { ...tenant.headers, ...(body === undefined ? {} : json) },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+}
+
+/** Creates a conference room as `tenant` (answered 201): its id. */
+export async function createRoom(api: TestApi, tenant: TestTenant, name: string): Promise<string> {
+  const res = await tenantRequest(api, tenant, 'POST', '/api/v1/conferences', { name });
+  expect(res.statusCode).toBe(201);
+  return res.json<{ room_id: string }>().room_id;
 }
 
 /** Seeds a live session (as a media node does for an inbound call) and returns its id. */

@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePorts, healthy, ROOT } from './process-helpers.js';
+import { callThroughGateway, freePorts, healthy, ROOT } from './process-helpers.js';
 
 /** The launcher stops its children one at a time; the media node drains for up to 3 s. */
 const STOP_BOUND_MS = 20_000;
@@ -117,28 +117,8 @@ beforeAll(async () => {
  * takes long enough for anything that cut it short to show.
  */
 async function callUp(): Promise<void> {
-  const did = '0731112222';
-  const admin = (method: string, path: string, body: unknown) =>
-    fetch(`http://127.0.0.1:${ports.api}/admin/apps/${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', 'x-admin-api-key': ADMIN_KEY },
-      body: JSON.stringify(body),
-    });
-  expect((await admin('POST', 'app_launcher', { api_key: 'k'.repeat(32) })).status).toBe(200);
-  expect((await admin('PUT', 'app_launcher/dids', [did])).status).toBe(200);
-  const call = await fetch(`http://127.0.0.1:${ports.simHttp}/sim/calls`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ to: did, from: '0501234567' }),
-  });
-  expect(call.status).toBeLessThan(300);
-  const headers = { 'x-app-id': 'app_launcher', 'x-api-key': 'k'.repeat(32) };
-  await expect
-    .poll(async () => {
-      const res = await fetch(`http://127.0.0.1:${ports.api}/api/v1/sessions`, { headers });
-      return ((await res.json()) as { sessions?: unknown[] }).sessions?.length;
-    })
-    .toBe(1);
+  const gateway = { api: ports.api, simHttp: ports.simHttp, adminKey: ADMIN_KEY };
+  await callThroughGateway(gateway, 'app_launcher', '0731112222');
 }
 
 afterAll(() => {

@@ -1,8 +1,10 @@
 // The gateway's processes as the launcher starts them (shared/src/dev/launcher/), for tests of
 // process faults: each a real child process whose exit a test can observe and assert on.
-import { resolve } from 'node:path';
-import { freePort } from '@voicegw/shared';
-import { vi } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { freePort, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { expect, vi } from 'vitest';
 import { childEnv, startChild, type Child } from '@voicegw/shared/launcher';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -61,4 +63,85 @@ export async function freePorts<N extends string>(...names: N[]): Promise<Record
   const ports = {} as Record<N, number>;
   for (const name of names) ports[name] = await freePort();
   return ports;
+}
+
+/**
+ * A Redis with AOF on a fixed port and a data folder of its own, as production runs it: a test
+ * stops or kills it and starts it again on the same port with the same data.
+ */
+export class RestartableRedis {
+  readonly url: string;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'voicegw-restartable-redis-'));
+  private server: SpawnedRedis | undefined;
+
+  constructor(readonly port: number) {
+    this.url = `redis://127.0.0.1:${port}`;
+  }
+
+  async start(): Promise<void> {
+    this.server = await spawnRedis({ appendOnly: true, port: this.port, dir: this.dir });
+  }
+
+  /** SIGTERM: Redis saves its AOF and exits. */
+  async stop(): Promise<void> {
+    await this.server?.stop();
+  }
+
+  /** SIGKILL, as a crash: what AOF has written survives. */
+  async kill(): Promise<void> {
+    await this.server?.kill();
+  }
+
+  /** Stops it for good and removes its data. */
+  async close(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** A running gateway's api and a simulator of its media node, by port. */
+export interface RunningGateway {
+  readonly api: number;
+  readonly simHttp: number;
+  readonly adminKey: string;
+}
+
+/**
+ * Routes `did` to a new app through the api's admin API, calls it on the simulator and waits
+ * until the api lists the session the media node made of the call, the app's only one: its id.
+ */
+export async function callThroughGateway(
+  gateway: RunningGateway,
+  appId: string,
+  did: string,
+): Promise<string> {
+  const apiKey = 'k'.repeat(32);
+  const admin = (method: string, path: string, body: unknown) =>
+    fetch(`http://127.0.0.1:${gateway.api}/admin/apps/${appId}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-admin-api-key': gateway.adminKey },
+      body: JSON.stringify(body),
+    });
+  expect((await admin('POST', '', { api_key: apiKey })).status).toBe(200);
+  expect((await admin('PUT', '/dids', [did])).status).toBe(200);
+  const call = await fetch(`http://127.0.0.1:${gateway.simHttp}/sim/calls`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ to: did, from: '0501234567' }),
+  });
+  expect(call.status).toBeLessThan(300);
+  const { uuid } = (await call.json()) as { uuid: string };
+  const headers = { 'x-app-id': appId, 'x-api-key': apiKey };
+  const { session, listed } = await vi.waitFor(
+    async () => {
+      const res = await fetch(`http://127.0.0.1:${gateway.api}/api/v1/sessions`, { headers });
+      const listed = ((await res.json()) as { sessions?: { session_uuid: string }[] }).sessions;
+      const found = listed?.find((s) => s.session_uuid.endsWith(uuid));
+      if (!found) throw new Error('the call did not become a session');
+      return { session: found.session_uuid, listed: listed?.length };
+    },
+    { timeout: 10_000, interval: 100 },
+  );
+  expect(listed).toBe(1);
+  return session;
 }

@@ -3,15 +3,12 @@
 // receiver. Every process must live through it, and every command the api accepted (202) must
 // get exactly one command.result.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { spawnRedis, wavHeader, type SpawnedRedis } from '@voicegw/shared';
+import { wavHeader } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Receiver } from './dispatcher-helpers.js';
-import { freePorts, GatewayProcess, healthy } from './process-helpers.js';
+import { freePorts, GatewayProcess, healthy, RestartableRedis } from './process-helpers.js';
 
 const ADMIN = 'redis-restart-admin-key-0123456789';
 const did = '0739990000';
@@ -19,8 +16,7 @@ const CALLS = 8;
 /** EVENT_LEASE_TTL_MS below is 1500. */
 const PAST_THE_LEASES_MS = 1500;
 
-let redis: SpawnedRedis;
-let redisDir: string;
+let redis: RestartableRedis;
 let ports: Record<'redis' | 'api' | 'simHttp' | 'simEsl' | 'media' | 'dispatcher', number>;
 const processes: GatewayProcess[] = [];
 const receiver = new Receiver();
@@ -29,13 +25,10 @@ let audioBase: string;
 const appId = `app_${randomBytes(4).toString('hex')}`;
 const apiKey = `key-${randomBytes(12).toString('hex')}`;
 
-const startRedis = async (): Promise<SpawnedRedis> =>
-  (redis = await spawnRedis({ appendOnly: true, port: ports.redis, dir: redisDir }));
-
 beforeAll(async () => {
   ports = await freePorts('redis', 'api', 'simHttp', 'simEsl', 'media', 'dispatcher');
-  redisDir = mkdtempSync(join(tmpdir(), 'voicegw-redis-restart-'));
-  await startRedis();
+  redis = new RestartableRedis(ports.redis);
+  await redis.start();
   await receiver.start();
   // 300 ms of silence, 8 kHz 16-bit mono, for playback/start.
   const wav = Buffer.concat([wavHeader(4800, 8000), Buffer.alloc(4800)]);
@@ -89,8 +82,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.allSettled(processes.map((p) => p.stop()));
-  await redis?.stop();
-  rmSync(redisDir, { recursive: true, force: true });
+  await redis?.close();
   await receiver.close();
   audio?.closeAllConnections();
   audio?.close();
@@ -178,7 +170,7 @@ describe('a Redis restart under command load', () => {
       const from = refused;
       await expect.poll(() => refused, { timeout: 15_000 }).toBeGreaterThan(from + 3 * CALLS);
       await new Promise((resolve) => setTimeout(resolve, PAST_THE_LEASES_MS));
-      await startRedis();
+      await redis.start();
     };
 
     await acceptedAfter(20);

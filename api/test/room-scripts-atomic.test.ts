@@ -1,47 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  commandsFor,
-  createTenant,
-  json,
-  liveNode,
-  startApi,
-  type TestApi,
-  type TestTenant,
-} from './helpers.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { commandsFor, createRoom, tenantRequest, useApiWithNode } from './helpers.js';
 
 /**
  * Redis does not roll a script back when a command in it fails: a room change and its event
  * are one script, so the write that can fail (an XADD on a key of the wrong type) must come
  * before the changes, or a failed request leaves a change behind that no event announced.
  */
-let api: TestApi;
-let tenant: TestTenant;
-let node: string;
-
-beforeAll(async () => {
-  api = await startApi();
-  tenant = await createTenant(api);
-  node = await liveNode(api);
-});
-afterAll(() => api.close());
+const { api, tenant, node } = useApiWithNode();
 afterEach(() => api.redis.del(api.keys.events()));
 
 let counter = 0;
 const uniqueName = (): string => `atomic-${Date.now()}-${++counter}`;
 
 const request = (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) =>
-  api.app.inject({
-    method,
-    url: `/api/v1/conferences${url}`,
-    headers: { ...tenant.headers, ...(body === undefined ? {} : json) },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
+  tenantRequest(api, tenant, method, `/api/v1/conferences${url}`, body);
 
-async function createRoom(name = uniqueName()): Promise<string> {
-  const res = await request('POST', '', { name });
-  expect(res.statusCode).toBe(201);
-  return res.json<{ room_id: string }>().room_id;
-}
+const newRoom = (name = uniqueName()): Promise<string> => createRoom(api, tenant, name);
 
 /** The event stream's key holds a string: every XADD to it fails inside the script. */
 async function breakEventStream(): Promise<void> {
@@ -50,7 +24,7 @@ async function breakEventStream(): Promise<void> {
 }
 
 const roomCommands = async (roomId: string) =>
-  (await commandsFor(api, node)).filter((c) => c.kind === 'room' && c.room_id === roomId);
+  (await commandsFor(api, node.prefix)).filter((c) => c.kind === 'room' && c.room_id === roomId);
 
 describe('a room change whose event cannot be appended leaves nothing behind', () => {
   it('create: the name stays free, so the same create succeeds once the stream is back', async () => {
@@ -59,14 +33,14 @@ describe('a room change whose event cannot be appended leaves nothing behind', (
     expect((await request('POST', '', { name })).statusCode).toBe(500);
     await api.redis.del(api.keys.events());
 
-    await createRoom(name);
+    await newRoom(name);
     const list = await request('GET', '');
     const rooms = list.json<{ conferences: { name: string }[] }>().conferences;
     expect(rooms.filter((r) => r.name === name)).toHaveLength(1);
   });
 
   it('delete: the room is still there and its node was not told to destroy it', async () => {
-    const roomId = await createRoom();
+    const roomId = await newRoom();
     await breakEventStream();
     expect((await request('DELETE', `/${roomId}`)).statusCode).toBe(500);
 
@@ -75,7 +49,7 @@ describe('a room change whose event cannot be appended leaves nothing behind', (
   });
 
   it('play: the room does not say it is playing and its node got no play command', async () => {
-    const roomId = await createRoom();
+    const roomId = await newRoom();
     await breakEventStream();
     const play = await request('POST', `/${roomId}/play`, { urls: ['http://example.com/a.wav'] });
     expect(play.statusCode).toBe(500);

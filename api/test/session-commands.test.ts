@@ -4,20 +4,15 @@ import { describe, expect, it } from 'vitest';
 import {
   commandsFor,
   createTenant,
-  useTenant,
-  withApi,
   json,
   liveNode,
-  useLiveNode,
   seedSession,
-  useApi,
+  useApiWithNode,
+  withApi,
   type TestTenant,
 } from './helpers.js';
 
-const api = useApi({ RECORDING_SERVICE_URL: 'ws://127.0.0.1:9/record' });
-const tenant = useTenant(api);
-
-const node = useLiveNode(api);
+const { api, tenant, node } = useApiWithNode({ RECORDING_SERVICE_URL: 'ws://127.0.0.1:9/record' });
 
 function post(
   session: string,

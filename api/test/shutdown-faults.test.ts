@@ -1,11 +1,13 @@
 // Shutdown on real processes with what they depend on gone: one SIGTERM, Redis killed or
 // FreeSWITCH frozen, and every process still exits within its deadlines.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePorts, GatewayProcess, healthy } from './process-helpers.js';
+import {
+  callThroughGateway,
+  freePorts,
+  GatewayProcess,
+  healthy,
+  RestartableRedis,
+} from './process-helpers.js';
 
 const SHUTDOWN_TIMEOUT_MS = 2000;
 const DRAIN_TIMEOUT_SEC = 1;
@@ -15,8 +17,7 @@ const DRAIN_KILL_WAIT_MS = 5000;
 const SLACK_MS = 2500;
 const ADMIN_KEY = 'shutdown-faults-admin-key-0123456789';
 
-let redis: SpawnedRedis;
-let redisDir: string;
+let redis: RestartableRedis;
 let ports: Record<
   | 'redis'
   | 'simEsl'
@@ -38,10 +39,6 @@ let mediaA: GatewayProcess;
 let mediaB: GatewayProcess;
 let api: GatewayProcess;
 let dispatcher: GatewayProcess;
-
-const startRedis = async (): Promise<void> => {
-  redis = await spawnRedis({ appendOnly: true, port: ports.redis, dir: redisDir });
-};
 
 const simulator = (name: string, esl: number, http: number): GatewayProcess =>
   new GatewayProcess(name, 'media-node/sim/main.ts', {
@@ -66,35 +63,6 @@ const mediaNode = (name: string, esl: number, metrics: number, recording: number
     SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
   });
 
-/** Routes `did` to a new app through the api, calls it on mediaB's simulator: its session id. */
-async function inboundCall(did: string): Promise<string> {
-  const admin = (method: string, path: string, body: unknown) =>
-    fetch(`http://127.0.0.1:${ports.api}/admin/apps/${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', 'x-admin-api-key': ADMIN_KEY },
-      body: JSON.stringify(body),
-    });
-  expect((await admin('POST', 'app_frozen', { api_key: 'k'.repeat(32) })).status).toBe(200);
-  expect((await admin('PUT', 'app_frozen/dids', [did])).status).toBe(200);
-  const call = await fetch(`http://127.0.0.1:${ports.frozenHttp}/sim/calls`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ to: did, from: '0501234567' }),
-  });
-  const { uuid } = (await call.json()) as { uuid: string };
-  // The node records the session when it takes the call.
-  const sessions = `http://127.0.0.1:${ports.api}/api/v1/sessions`;
-  const headers = { 'x-app-id': 'app_frozen', 'x-api-key': 'k'.repeat(32) };
-  for (let i = 0; i < 100; i++) {
-    const res = await fetch(sessions, { headers });
-    const body = (await res.json()) as { sessions?: { session_uuid: string }[] };
-    const found = body.sessions?.find((s) => s.session_uuid.endsWith(uuid));
-    if (found) return found.session_uuid;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the call did not become a session');
-}
-
 /** Sends one SIGTERM and resolves with how long the process took to exit. */
 async function stopOnce(process: GatewayProcess): Promise<number> {
   const stopped = Date.now();
@@ -117,8 +85,8 @@ beforeAll(async () => {
     'api',
     'dispatcher',
   );
-  redisDir = mkdtempSync(join(tmpdir(), 'voicegw-shutdown-faults-'));
-  await startRedis();
+  redis = new RestartableRedis(ports.redis);
+  await redis.start();
   sim = simulator('simulator', ports.simEsl, ports.simHttp);
   frozen = simulator('frozen-simulator', ports.frozenEsl, ports.frozenHttp);
   mediaA = mediaNode('media-faults-a', ports.simEsl, ports.mediaA, ports.recordingA);
@@ -147,15 +115,18 @@ beforeAll(async () => {
 afterAll(async () => {
   frozen?.kill('SIGCONT');
   await Promise.allSettled([sim, frozen, mediaA, mediaB, api, dispatcher].map((p) => p?.stop()));
-  await redis?.stop();
-  rmSync(redisDir, { recursive: true, force: true });
+  await redis?.close();
 }, 30_000);
 
 describe('shutdown with FreeSWITCH frozen', () => {
   it('a media node with a call up exits within its deadlines while its FreeSWITCH is stopped', async () => {
     // A call up on the node, so that draining has a call to hang up through FreeSWITCH.
     const did = '0730000001';
-    const session = await inboundCall(did);
+    const session = await callThroughGateway(
+      { api: ports.api, simHttp: ports.frozenHttp, adminKey: ADMIN_KEY },
+      'app_frozen',
+      did,
+    );
     expect(session).toMatch(/^[a-z0-9]{5}-/);
 
     frozen.kill('SIGSTOP');
@@ -170,7 +141,7 @@ describe('shutdown with FreeSWITCH frozen', () => {
 
 describe('shutdown with Redis gone', () => {
   beforeAll(() => redis.kill());
-  afterAll(() => startRedis());
+  afterAll(() => redis.start());
 
   it('a media node stopped with one SIGTERM exits within its drain and shutdown deadlines', async () => {
     const took = await stopOnce(mediaA);

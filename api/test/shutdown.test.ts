@@ -1,16 +1,11 @@
 // Shutdown on real processes: bounded whatever Redis does, and a repeated signal (Ctrl-C under a
 // launcher delivers two) neither kills a process mid-shutdown nor keeps it from finishing.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePorts, GatewayProcess, healthy } from './process-helpers.js';
+import { freePorts, GatewayProcess, healthy, RestartableRedis } from './process-helpers.js';
 
 const SHUTDOWN_TIMEOUT_MS = 2000;
-let redis: SpawnedRedis;
-let redisDir: string;
+let redis: RestartableRedis;
 let ports: Record<
   'redis' | 'simEsl' | 'simHttp' | 'media' | 'recording' | 'api' | 'dispatcher',
   number
@@ -19,10 +14,6 @@ let sim: GatewayProcess;
 let media: GatewayProcess;
 let api: GatewayProcess;
 let dispatcher: GatewayProcess;
-
-const startRedis = async (): Promise<void> => {
-  redis = await spawnRedis({ appendOnly: true, port: ports.redis, dir: redisDir });
-};
 
 /** Whether something still listens on a loopback port. */
 const listening = (port: number): Promise<boolean> =>
@@ -37,8 +28,8 @@ const listening = (port: number): Promise<boolean> =>
 
 beforeAll(async () => {
   ports = await freePorts('redis', 'simEsl', 'simHttp', 'media', 'recording', 'api', 'dispatcher');
-  redisDir = mkdtempSync(join(tmpdir(), 'voicegw-shutdown-'));
-  await startRedis();
+  redis = new RestartableRedis(ports.redis);
+  await redis.start();
   const common = { REDIS_URL: redis.url };
   sim = new GatewayProcess('simulator', 'media-node/sim/main.ts', {
     SIM_ESL_PORT: String(ports.simEsl),
@@ -75,8 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.allSettled([sim, media, api, dispatcher].map((p) => p?.stop()));
-  await redis?.stop();
-  rmSync(redisDir, { recursive: true, force: true });
+  await redis?.close();
 }, 30_000);
 
 describe('shutdown', () => {
@@ -92,7 +82,7 @@ describe('shutdown', () => {
     expect(media.code).toBe(0);
     expect(await listening(ports.media)).toBe(false);
     expect(await listening(ports.recording)).toBe(false);
-    await startRedis();
+    await redis.start();
   });
 
   it.each([

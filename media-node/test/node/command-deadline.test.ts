@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COMMAND_EXPIRED } from '../../src/stream/command-failure.js';
+import { inboundCall, request } from './calls.js';
 import { mobile } from './harness.js';
 import { useAudio, useStack, useTenant } from './use-stack.js';
 
@@ -14,7 +15,7 @@ const audio = useAudio();
 
 describe('the command deadline', () => {
   it('a command read after its deadline is answered expired and not executed', async () => {
-    const session = await inboundCall();
+    const { session } = await inboundCall(stack, did);
     await holdTheSlot(session);
     const res = await stack.command(tenant, session, 'answer', { command_uid: 'stale' });
     expect(res.status).toBe(202);
@@ -41,7 +42,7 @@ describe('the command deadline', () => {
   });
 
   it('a dial read after its deadline places no call: its session ends failed at once', async () => {
-    const caller = await inboundCall();
+    const { session: caller } = await inboundCall(stack, did);
     const to = mobile();
     await stack.control.number(to, 'answer', 50);
     await holdTheSlot(caller);
@@ -57,37 +58,36 @@ describe('the command deadline', () => {
     expect(stack.events.session(session).map((e) => e.event)).toEqual(['call.hangup']);
     const calls = await stack.control.calls();
     expect(calls.map((c) => c.uuid)).not.toContain(session.slice(6));
-    const status = await stack.api.inject({
-      method: 'GET',
-      url: `/api/v1/dial/${session}`,
-      headers: tenant.headers,
-    });
-    expect(status.json()).toMatchObject({ status: 'ended' });
+    const status = await request(stack, tenant, 'GET', `/api/v1/dial/${session}`);
+    expect(status.body).toMatchObject({ status: 'ended' });
     await stack.command(tenant, caller, 'hangup');
   });
 
   it('a room play read after its deadline is not played and the room says stopped', async () => {
-    const room = await roomRequest('POST', '/api/v1/conferences', { name: 'late-play' });
-    const roomId = room.json<{ room_id: string }>().room_id;
-    const member = await inboundCall();
+    const room = await request(stack, tenant, 'POST', '/api/v1/conferences', { name: 'late-play' });
+    const roomId = room.body.room_id as string;
+    const { session: member } = await inboundCall(stack, did);
     await stack.command(tenant, member, 'answer');
     await stack.command(tenant, member, 'conference/join', { room_id: roomId });
     await stack.events.of(member, 'conference.member.joined');
 
-    const caller = await inboundCall();
+    const { session: caller } = await inboundCall(stack, did);
     await holdTheSlot(caller);
-    const play = await roomRequest('POST', `/api/v1/conferences/${roomId}/play`, {
+    const play = await request(stack, tenant, 'POST', `/api/v1/conferences/${roomId}/play`, {
       urls: [`${audio.base}/tone10000ms.wav`],
     });
-    expect(play.statusCode).toBe(202);
-    const operation = play.json<{ operation_id: string }>().operation_id;
+    expect(play.status).toBe(202);
+    const operation = play.body.operation_id;
 
     // Run late, the play would keep the room playing for 10 s.
     await expect
-      .poll(async () => (await roomRequest('GET', `/api/v1/conferences/${roomId}`)).json(), {
-        timeout: 6000,
-        interval: 100,
-      })
+      .poll(
+        async () => (await request(stack, tenant, 'GET', `/api/v1/conferences/${roomId}`)).body,
+        {
+          timeout: 6000,
+          interval: 100,
+        },
+      )
       .toMatchObject({ playback_status: 'stopped' });
     expect(stack.events.all.filter((e) => e.operation_id === operation)).toEqual([
       expect.objectContaining({ event: 'conference.play.started' }),
@@ -97,13 +97,6 @@ describe('the command deadline', () => {
   });
 });
 
-async function inboundCall(): Promise<string> {
-  const uuid = await stack.control.call(did, mobile());
-  const session = `${stack.node.prefix}-${uuid}`;
-  await stack.events.of(session, 'call.new');
-  return session;
-}
-
 /** A playback of audio that answers after 10 s: it holds the node's one slot for 2 s. */
 async function holdTheSlot(session: string): Promise<void> {
   const res = await stack.command(tenant, session, 'playback/start', {
@@ -111,14 +104,3 @@ async function holdTheSlot(session: string): Promise<void> {
   });
   expect(res.status).toBe(202);
 }
-
-const roomRequest = (method: 'GET' | 'POST', url: string, body?: unknown) =>
-  stack.api.inject({
-    method,
-    url,
-    headers: {
-      ...tenant.headers,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { startDispatcher, type Dispatcher } from '@voicegw/api';
 import { NODE_LOST } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dispatcherEnv, Receiver } from '../../../api/test/dispatcher-helpers.js';
+import { dispatcherEnv, useReceiver } from '../../../api/test/dispatcher-helpers.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
 import { mobile, SimControl } from './harness.js';
 import { useAudio, useStack, useTenant } from './use-stack.js';
@@ -14,7 +14,6 @@ import { startNodeProcess, type LoggedProcess } from './processes.js';
 const did = '0735551234';
 const HOOK = 'victim-app';
 
-let receiver: Receiver;
 let dispatcher: Dispatcher;
 let sim: Simulator;
 const processes: LoggedProcess[] = [];
@@ -22,14 +21,11 @@ const processes: LoggedProcess[] = [];
 // The stack's in-process node is the survivor whose sweeper answers for the dead one.
 const stack = useStack({ nodeEnv: { ORPHAN_TIMEOUT_MS: '1500', SWEEP_INTERVAL_MS: '100' } });
 
+const receiver = useReceiver();
 beforeAll(async () => {
-  receiver = await new Receiver().start();
   dispatcher = await startDispatcher(dispatcherEnv(stack.redisPrefix));
 });
-afterAll(async () => {
-  await dispatcher.close();
-  await receiver.close();
-});
+afterAll(() => dispatcher.close());
 const tenant = useTenant(stack, () => ({ dids: [did], webhookUrl: receiver.url(HOOK) }));
 const audio = useAudio();
 
@@ -41,20 +37,7 @@ afterAll(async () => {
   await sim.close();
 });
 
-type Hook = Record<string, unknown> & { event: string; event_id: string };
-
-/** The webhooks of one session, in the order the receiver got them, first delivery of each. */
-function hooksOf(session: string): Hook[] {
-  const seen = new Set<string>();
-  const hooks: Hook[] = [];
-  for (const { json } of receiver.of(HOOK)) {
-    const hook = json as unknown as Hook;
-    if (hook.session_uuid !== session || seen.has(hook.event_id)) continue;
-    seen.add(hook.event_id);
-    hooks.push(hook);
-  }
-  return hooks;
-}
+const hooksOf = (session: string) => receiver.hooksOf(HOOK, session);
 
 const resultsOf = (session: string, uid: string) =>
   hooksOf(session).filter((e) => e.event === 'command.result' && e.command_uid === uid);

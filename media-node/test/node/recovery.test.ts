@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mobile } from './harness.js';
+import { answeredCall, inboundCall, request } from './calls.js';
 import { useStack, useTenant } from './use-stack.js';
 
 const did = '0735550000';
@@ -17,9 +17,7 @@ const tenant = useTenant(stack, { dids: [did] });
 describe('a media node that dies', () => {
   it('a restarted node adopts its live calls and executes the command a dead consumer left pending', async () => {
     const first = stack.node;
-    const uuid = await stack.control.call(did, mobile());
-    const session = `${first.prefix}-${uuid}`;
-    await stack.events.of(session, 'call.new');
+    const { session } = await inboundCall(stack, did);
 
     // The node dies without a goodbye (its heartbeat lives on until its TTL)...
     await first.close({ retire: false });
@@ -64,11 +62,7 @@ describe('a media node that dies', () => {
   it('killing a node mid-call yields exactly one synthetic call.hangup, from one of two sweepers', async () => {
     const { node: victim, control } = await stack.startNode();
     const sweepers = [(await stack.startNode()).node, (await stack.startNode()).node];
-    const uuid = await control.call(did, mobile());
-    const session = `${victim.prefix}-${uuid}`;
-    await stack.events.of(session, 'call.new');
-    await stack.command(tenant, session, 'answer');
-    await stack.events.of(session, 'call.answered');
+    const { session } = await answeredCall(stack, tenant, did, { node: victim, control });
 
     await victim.close(); // no drain; the heartbeat is deleted
     const refused = await stack.command(tenant, session, 'hangup');
@@ -83,22 +77,14 @@ describe('a media node that dies', () => {
     expect(await stack.redis.hget(stack.keys.session(session), 'end_reason')).toBe('orphaned');
     expect(await stack.redis.sismember(stack.keys.nodeSessions(victim.prefix), session)).toBe(0);
     // The api lists it as ended, with the synthetic hangup's cause, no longer as active.
-    const read = await stack.api.inject({
-      method: 'GET',
-      url: `/api/v1/sessions/${session}`,
-      headers: tenant.headers,
-    });
-    expect(read.json()).toMatchObject({
+    const read = await request(stack, tenant, 'GET', `/api/v1/sessions/${session}`);
+    expect(read.body).toMatchObject({
       status: 'ended',
       hangup_cause: 'failed',
       duration_seconds: 0,
     });
-    const active = await stack.api.inject({
-      method: 'GET',
-      url: '/api/v1/sessions?status=active',
-      headers: tenant.headers,
-    });
-    const listed = active.json<{ sessions: { session_uuid: string }[] }>().sessions;
+    const active = await request(stack, tenant, 'GET', '/api/v1/sessions?status=active');
+    const listed = active.body.sessions as { session_uuid: string }[];
     expect(listed.map((s) => s.session_uuid)).not.toContain(session);
   });
 });

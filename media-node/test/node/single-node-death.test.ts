@@ -35,21 +35,6 @@ afterAll(async () => {
 const tenant = useTenant(stack, () => ({ dids: [did], webhookUrl: receiver.url(HOOK) }));
 const audio = useAudio();
 
-type Hook = Record<string, unknown> & { event: string; event_id: string };
-
-/** The webhooks of one session, in the order the receiver got them, first delivery of each. */
-function hooksOf(session: string): Hook[] {
-  const seen = new Set<string>();
-  const hooks: Hook[] = [];
-  for (const { json } of receiver.of(HOOK)) {
-    const hook = json as unknown as Hook;
-    if (hook.session_uuid !== session || seen.has(hook.event_id)) continue;
-    seen.add(hook.event_id);
-    hooks.push(hook);
-  }
-  return hooks;
-}
-
 describe('the only media node killed for good', () => {
   it('the dispatcher answers each accepted command once, as lost, before the call.hangup', async () => {
     victim = await startNodeProcess({
@@ -86,12 +71,12 @@ describe('the only media node killed for good', () => {
     expect(uids.length).toBeGreaterThan(1);
 
     await receiver.until(
-      () => hooksOf(session).some((e) => e.event === 'call.hangup'),
+      () => receiver.hooksOf(HOOK, session).some((e) => e.event === 'call.hangup'),
       20_000,
       'the call.hangup webhook',
     );
     await new Promise((resolve) => setTimeout(resolve, 500)); // a late duplicate would show
-    const hooks = hooksOf(session);
+    const hooks = receiver.hooksOf(HOOK, session);
     const hangup = hooks.findIndex((e) => e.event === 'call.hangup');
     for (const uid of uids) {
       const results = hooks.filter((e) => e.event === 'command.result' && e.command_uid === uid);
