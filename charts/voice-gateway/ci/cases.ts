@@ -24,6 +24,17 @@ const TRUNK_GATEWAY: GatewaySettings = {
   'from-domain': '',
 };
 
+/** A trunk with every setting given (`--set freeswitch.trunk.*`), as the gateway shows it. */
+const FULL_TRUNK_GATEWAY: GatewaySettings = {
+  proxy: 'sip.carrier.example:5060',
+  realm: 'carrier.example',
+  username: 'voicegw',
+  password: 'secret',
+  register: 'true',
+  'caller-id-in-from': 'false',
+  'from-domain': 'voicegw.example',
+};
+
 /** The chart's defaults: 100 new channels a second, twice CAPACITY (500) at once. */
 const DEFAULT_SESSIONS = { sessionsPerSecond: 100, maxSessions: 1000 } as const;
 
@@ -61,18 +72,7 @@ export const RENDERS: readonly RenderCase[] = [
     freeswitch: {
       sessionsPerSecond: 250,
       maxSessions: 3000,
-      trunk: {
-        name: 'pstn',
-        settings: {
-          proxy: 'sip.carrier.example:5060',
-          realm: 'carrier.example',
-          username: 'voicegw',
-          password: 'secret',
-          register: 'true',
-          'caller-id-in-from': 'false',
-          'from-domain': 'voicegw.example',
-        },
-      },
+      trunk: { name: 'pstn', settings: FULL_TRUNK_GATEWAY },
       recordingMode: 'off',
     },
   },
@@ -168,18 +168,7 @@ export const COMPOSE_CASES: readonly ComposeCase[] = [
     },
     freeswitch: {
       ...DEFAULT_SESSIONS,
-      trunk: {
-        name: 'pstn',
-        settings: {
-          proxy: 'sip.carrier.example:5060',
-          realm: 'carrier.example',
-          username: 'voicegw',
-          password: 'secret',
-          register: 'true',
-          'caller-id-in-from': 'false',
-          'from-domain': 'voicegw.example',
-        },
-      },
+      trunk: { name: 'pstn', settings: FULL_TRUNK_GATEWAY },
       recordingMode: 'file',
     },
   },
