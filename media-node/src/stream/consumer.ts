@@ -103,19 +103,26 @@ export class CommandConsumer {
       const entries = reply?.[0]?.[1] ?? [];
       if (entries.length === 0) return;
       for (const entry of entries) {
-        const [id, fields] = entry;
-        after = id;
-        if (this.inflight.has(id) || this.queued.has(id)) continue;
-        if (this.executed.has(id) || !fields) {
-          // Done already (or trimmed away): only its acknowledgement was missing.
-          this.executed.delete(id);
-          void this.ack(id);
-          continue;
-        }
-        this.o.log.warn({ id }, 'a command read as the connection dropped is run now');
+        after = entry[0];
+        if (!this.toRunAgain(entry)) continue;
+        this.o.log.warn({ id: entry[0] }, 'a command read as the connection dropped is run now');
         this.dispatch(entry);
       }
     }
+  }
+
+  /**
+   * Whether a pending entry taken again (claimed, or re-read after a reconnect) is to run: not
+   * while it runs or waits for a slot, nor when it ran already or its content was trimmed away,
+   * in which case only its acknowledgement was missing and is sent again.
+   */
+  private toRunAgain([id, fields]: Entry): boolean {
+    if (this.inflight.has(id) || this.queued.has(id)) return false;
+    if (this.executed.delete(id) || !fields) {
+      void this.ack(id);
+      return false;
+    }
+    return true;
   }
 
   /** Stops reading, waits for the commands in execution, then returns. */
@@ -278,11 +285,7 @@ export class CommandConsumer {
         Math.min(100, room),
       )) as [string, Entry[], string[]?];
       for (const entry of entries) {
-        if (!entry?.[1] || this.inflight.has(entry[0])) continue;
-        if (this.executed.delete(entry[0])) {
-          void this.ack(entry[0]);
-          continue;
-        }
+        if (!this.toRunAgain(entry)) continue;
         this.o.log.info({ id: entry[0] }, 'claimed a command a dead consumer left pending');
         this.dispatch(entry);
       }
