@@ -107,13 +107,13 @@ export class Channel {
   }
 
   fire(name: string, opts: FireOptions = {}): void {
-    const ev = this.ctx.createEvent(name);
-    ev.headers.push(
-      ...(opts.pre ?? []),
-      ...channelHeaders(this, opts.vars ?? true),
-      ...(opts.tail ?? []),
+    this.ctx.fireIfHeard(name, (ev) =>
+      ev.headers.push(
+        ...(opts.pre ?? []),
+        ...channelHeaders(this, opts.vars ?? true),
+        ...(opts.tail ?? []),
+      ),
     );
-    this.ctx.fire(ev);
   }
 
   setState(state: ChannelStateName): void {

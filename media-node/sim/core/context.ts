@@ -17,6 +17,13 @@ export interface Identity {
   readonly startedAt: number;
 }
 
+/** A receiver of fired events: an event-socket listener. */
+export interface EventSink {
+  /** Whether an event of this name would reach it now (before its header filters). */
+  hears(name: string): boolean;
+  deliver(event: FsEvent): void;
+}
+
 /** Where an event claims to come from (file, function, line), as FreeSWITCH stamps it. */
 export type CallingSite = readonly [file: string, func: string, line: number];
 
@@ -34,6 +41,12 @@ export interface SimContext {
   /** A new event with the common headers (Core-UUID … Event-Sequence) already in place. */
   createEvent(name: string, site?: CallingSite, subclass?: string): FsEvent;
   fire(event: FsEvent): void;
+  /**
+   * Fires an event whose headers `addHeaders` appends, if some listener hears its name: a
+   * channel's events carry a hundred headers or more, and most go to nobody. Its Event-Sequence
+   * number is taken either way.
+   */
+  fireIfHeard(name: string, addHeaders: (event: FsEvent) => void): void;
   findApp(name: string): AppImpl | undefined;
   /** Counts sessions for `status` and HEARTBEAT. */
   noteSession(): void;

@@ -42,6 +42,11 @@ export class EventFactory {
 
   constructor(private readonly identity: Identity) {}
 
+  /** An event fired to nobody still takes its number, as in FreeSWITCH. */
+  skip(): void {
+    this.sequence++;
+  }
+
   create(name: string, site?: CallingSite, subclass?: string): FsEvent {
     const ms = Date.now();
     const [file, func, line] = site ?? SITES[name] ?? ['switch_event.c', 'switch_event_fire', 1];

@@ -1,10 +1,9 @@
-// The simulated FreeSWITCH core: identity, channels, conferences, numbers, the event bus every
-// socket listener subscribes to, API execution (with its API event) and the HEARTBEAT.
+// The simulated FreeSWITCH core: identity, channels, conferences, numbers, the event sinks (one
+// per socket listener), API execution (with its API event) and the HEARTBEAT.
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import type { Logger } from '@voicegw/shared';
 import type { FsEvent } from '../esl/event.js';
-import type { AppImpl, CallingSite, Identity, SimContext } from './context.js';
+import type { AppImpl, CallingSite, EventSink, Identity, SimContext } from './context.js';
 import type { Channel } from './channel.js';
 import { EventFactory } from './event-factory.js';
 import { NumberBook } from './numbers.js';
@@ -36,7 +35,8 @@ export class SimSwitch implements SimContext {
   readonly conferences: ConferenceRegistry;
   readonly trunk: Trunk;
   readonly gateways: ReadonlySet<string>;
-  readonly bus = new EventEmitter();
+  /** Where fired events go: every event-socket listener. */
+  readonly sinks = new Set<EventSink>();
   private readonly factory: EventFactory;
   private readonly runApi: ReturnType<typeof createApi>;
   private readonly heartbeat: NodeJS.Timeout;
@@ -51,7 +51,6 @@ export class SimSwitch implements SimContext {
       startedAt: Date.now(),
     };
     this.log = opts.log;
-    this.bus.setMaxListeners(0);
     this.factory = new EventFactory(this.identity);
     this.media = new MediaResolver(opts.log);
     this.conferences = new ConferenceRegistry(() => this);
@@ -67,7 +66,17 @@ export class SimSwitch implements SimContext {
   }
 
   fire(event: FsEvent): void {
-    this.bus.emit('event', event);
+    for (const sink of this.sinks) sink.deliver(event);
+  }
+
+  fireIfHeard(name: string, addHeaders: (event: FsEvent) => void): void {
+    if (![...this.sinks].some((sink) => sink.hears(name))) {
+      this.factory.skip();
+      return;
+    }
+    const event = this.createEvent(name);
+    addHeaders(event);
+    this.fire(event);
   }
 
   findApp(name: string): AppImpl | undefined {

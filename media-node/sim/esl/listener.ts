@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { background, coalesceWrites, type Logger } from '@voicegw/shared';
+import type { EventSink } from '../core/context.js';
 import type { SimSwitch } from '../core/switch.js';
 import { normalizeCause } from '../core/causes.js';
 import { MESSAGE_LATENCY_MS } from '../core/timing.js';
@@ -18,14 +19,13 @@ import {
 } from './frames.js';
 import { EventSubscription } from './subscription.js';
 
-export class Listener {
+export class Listener implements EventSink {
   private readonly parser = new CommandParser();
   private readonly subs = new EventSubscription();
   private authed = false;
   private format: EventFormat = 'plain';
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
-  private readonly onEvent = (ev: FsEvent) => this.deliver(ev);
 
   constructor(
     private readonly socket: Socket,
@@ -48,7 +48,7 @@ export class Listener {
     });
     socket.on('close', () => this.dispose());
     socket.on('error', () => this.dispose());
-    sw.bus.on('event', this.onEvent);
+    sw.sinks.add(this);
     this.write(AUTH_REQUEST);
   }
 
@@ -60,7 +60,7 @@ export class Listener {
   private dispose(): void {
     if (this.closed) return;
     this.closed = true;
-    this.sw.bus.off('event', this.onEvent);
+    this.sw.sinks.delete(this);
   }
 
   private write(data: string): void {
@@ -71,7 +71,11 @@ export class Listener {
     this.write(commandReply(text, extra));
   }
 
-  private deliver(ev: FsEvent): void {
+  hears(name: string): boolean {
+    return this.authed && this.subs.hears(name);
+  }
+
+  deliver(ev: FsEvent): void {
     if (this.authed && this.subs.wants(ev)) this.write(frameEvent(ev, this.format));
   }
 

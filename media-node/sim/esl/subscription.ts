@@ -80,6 +80,11 @@ export class EventSubscription {
     return `+OK filter added. [${name}]=[${value}]`;
   }
 
+  /** Whether events of this name are subscribed to (before the subclass and header filters). */
+  hears(name: string): boolean {
+    return this.enabled && (this.all || this.names.has(name));
+  }
+
   wants(ev: FsEvent): boolean {
     if (!this.enabled) return false;
     if (!this.all) {
