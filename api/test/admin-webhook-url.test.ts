@@ -42,6 +42,10 @@ const rejected = (appId: string, error: string) => ({
   body: { success: false, error },
 });
 
+/** Rows [name, url] of URLs that must all be refused with `error`, as [name, url, error]. */
+const refusedWith = (error: string, rows: [string, string][]) =>
+  rows.map(([name, url]) => [name, url, error] as const);
+
 /** Posts `url` as a new app's webhook_url: expects it accepted, or refused with `error`. */
 async function expectWebhookUrl(api: TestApi, url: string, error?: string) {
   const got = await postWebhook(api, url);
@@ -49,44 +53,42 @@ async function expectWebhookUrl(api: TestApi, url: string, error?: string) {
 }
 
 describe('webhook_url rules with ALLOW_HTTP_WEBHOOKS and ALLOW_LOCALHOST_WEBHOOKS off', () => {
-  it('the empty string is accepted and disables webhooks', () => expectWebhookUrl(apis.strict, ''));
-
-  it('an https URL of a public address is accepted', () =>
-    expectWebhookUrl(apis.strict, 'https://93.184.216.34/hook'));
-
-  it('172.32.0.1, just outside 172.16/12, is accepted', () =>
-    expectWebhookUrl(apis.strict, 'https://172.32.0.1:8443/hook'));
+  it.each([
+    ['the empty string is accepted and disables webhooks', ''],
+    ['an https URL of a public address is accepted', 'https://93.184.216.34/hook'],
+    ['172.32.0.1, just outside 172.16/12, is accepted', 'https://172.32.0.1:8443/hook'],
+  ])('%s', (_title, url) => expectWebhookUrl(apis.strict, url));
 
   it('http answers 400 (https required)', () =>
     expectWebhookUrl(apis.strict, 'http://93.184.216.34/hook', HTTPS_REQUIRED));
 
   it.each([
-    ['not a URL', 'not a url', INVALID],
-    ['a relative path', '/hook', INVALID],
-    ['an ftp URL', 'ftp://93.184.216.34/hook', INVALID],
-    ['a javascript: URL', 'javascript:alert(1)', INVALID],
-    ['a URL with surrounding spaces', ' https://93.184.216.34/hook ', INVALID],
-    ['a scheme without a host', 'https://', INVALID],
-    ['10/8', 'https://10.1.2.3/hook', FORBIDDEN],
-    ['172.16/12 (low end)', 'https://172.16.0.1/hook', FORBIDDEN],
-    ['172.16/12 (high end)', 'https://172.31.255.254/hook', FORBIDDEN],
-    ['192.168/16', 'https://192.168.1.10/hook', FORBIDDEN],
-    ['loopback 127/8', 'https://127.0.0.1/hook', FORBIDDEN],
-    ['loopback 127.1.2.3', 'https://127.1.2.3/hook', FORBIDDEN],
-    ['a host name resolving to 127.0.0.1 (localhost)', 'https://localhost/hook', FORBIDDEN],
-    ['a numeric loopback form', 'https://2130706433/hook', FORBIDDEN],
-    ['link-local 169.254/16 (cloud metadata)', 'https://169.254.169.254/latest', FORBIDDEN],
-    ['the unspecified IPv4 address', 'https://0.0.0.0/hook', FORBIDDEN],
-    ['IPv6 loopback [::1]', 'https://[::1]/hook', FORBIDDEN],
-    ['IPv6 unique-local [fd00::1]', 'https://[fd00::1]/hook', FORBIDDEN],
-    ['IPv6 link-local [fe80::1]', 'https://[fe80::1]/hook', FORBIDDEN],
-    ['the unspecified IPv6 address [::]', 'https://[::]/hook', FORBIDDEN],
-    ['IPv4-mapped IPv6 of 10/8 [::ffff:10.0.0.1]', 'https://[::ffff:10.0.0.1]/hook', FORBIDDEN],
-    [
-      'IPv4-mapped IPv6 of loopback [::ffff:127.0.0.1]',
-      'https://[::ffff:127.0.0.1]:8443/hook',
-      FORBIDDEN,
-    ],
+    ...refusedWith(INVALID, [
+      ['not a URL', 'not a url'],
+      ['a relative path', '/hook'],
+      ['an ftp URL', 'ftp://93.184.216.34/hook'],
+      ['a javascript: URL', 'javascript:alert(1)'],
+      ['a URL with surrounding spaces', ' https://93.184.216.34/hook '],
+      ['a scheme without a host', 'https://'],
+    ]),
+    ...refusedWith(FORBIDDEN, [
+      ['10/8', 'https://10.1.2.3/hook'],
+      ['172.16/12 (low end)', 'https://172.16.0.1/hook'],
+      ['172.16/12 (high end)', 'https://172.31.255.254/hook'],
+      ['192.168/16', 'https://192.168.1.10/hook'],
+      ['loopback 127/8', 'https://127.0.0.1/hook'],
+      ['loopback 127.1.2.3', 'https://127.1.2.3/hook'],
+      ['a host name resolving to 127.0.0.1 (localhost)', 'https://localhost/hook'],
+      ['a numeric loopback form', 'https://2130706433/hook'],
+      ['link-local 169.254/16 (cloud metadata)', 'https://169.254.169.254/latest'],
+      ['the unspecified IPv4 address', 'https://0.0.0.0/hook'],
+      ['IPv6 loopback [::1]', 'https://[::1]/hook'],
+      ['IPv6 unique-local [fd00::1]', 'https://[fd00::1]/hook'],
+      ['IPv6 link-local [fe80::1]', 'https://[fe80::1]/hook'],
+      ['the unspecified IPv6 address [::]', 'https://[::]/hook'],
+      ['IPv4-mapped IPv6 of 10/8 [::ffff:10.0.0.1]', 'https://[::ffff:10.0.0.1]/hook'],
+      ['IPv4-mapped IPv6 of loopback [::ffff:127.0.0.1]', 'https://[::ffff:127.0.0.1]:8443/hook'],
+    ]),
   ])('%s answers 400', (_name, url, error) => expectWebhookUrl(apis.strict, url, error));
 
   it('a host that does not resolve answers 400', () =>
@@ -129,14 +131,15 @@ describe('ALLOW_LOCALHOST_WEBHOOKS on, ALLOW_HTTP_WEBHOOKS off', () => {
 });
 
 describe('both settings on', () => {
-  it('http to localhost is accepted', () =>
-    expectWebhookUrl(apis.open, 'http://localhost:9000/hook'));
-
-  it('a host that does not resolve is still refused', () =>
-    expectWebhookUrl(apis.open, 'http://no-such-host.invalid/hook', UNRESOLVABLE));
-
-  it('a non-http scheme is still refused', () =>
-    expectWebhookUrl(apis.open, 'ws://localhost:9000/hook', INVALID));
+  it.each([
+    ['http to localhost is accepted', 'http://localhost:9000/hook', undefined],
+    [
+      'a host that does not resolve is still refused',
+      'http://no-such-host.invalid/hook',
+      UNRESOLVABLE,
+    ],
+    ['a non-http scheme is still refused', 'ws://localhost:9000/hook', INVALID],
+  ])('%s', (_title, url, error) => expectWebhookUrl(apis.open, url, error));
 });
 
 describe('checkWebhookUrl with a resolver (as the dispatcher uses it)', () => {
