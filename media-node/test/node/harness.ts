@@ -294,6 +294,18 @@ export const TEST_NODE_ENV: Record<string, string> = {
   PLAYBACK_CACHE_DIR: TEST_MEDIA_DIR,
 };
 
+/** A node that beats every `intervalMs` and is taken for dead `ttlMs` after its last beat. */
+export const heartbeats = (intervalMs: number, ttlMs: number): Record<string, string> => ({
+  HEARTBEAT_INTERVAL_MS: String(intervalMs),
+  HEARTBEAT_TTL_MS: String(ttlMs),
+});
+
+/** A sweeper that looks every 100 ms and ends a dead node's sessions after `orphanTimeoutMs`. */
+export const fastSweeper = (orphanTimeoutMs: number): Record<string, string> => ({
+  SWEEP_INTERVAL_MS: '100',
+  ORPHAN_TIMEOUT_MS: String(orphanTimeoutMs),
+});
+
 export interface StackOptions {
   /** Environment of every media node of the stack, over TEST_NODE_ENV. */
   readonly nodeEnv?: Record<string, string>;
