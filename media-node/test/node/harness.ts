@@ -76,9 +76,25 @@ export class EventLog {
     );
   }
 
+  /** Waits for event `name` of a session's command `commandUid`. */
+  ofCommand(session: string, name: string, commandUid: string, timeoutMs = 5000): Promise<Ev> {
+    return this.waitFor(
+      (e) => e.session_uuid === session && e.event === name && e.command_uid === commandUid,
+      timeoutMs,
+      `${name} of ${commandUid}`,
+    );
+  }
+
   /** Every event of a session so far, in stream order. */
   session(session: string): Ev[] {
     return this.all.filter((e) => e.session_uuid === session);
+  }
+
+  /** Whether a session has had event `name` so far (for command `commandUid`, when given). */
+  has(session: string, name: string, commandUid?: string): boolean {
+    return this.session(session).some(
+      (e) => e.event === name && (commandUid === undefined || e.command_uid === commandUid),
+    );
   }
 
   async close(): Promise<void> {
