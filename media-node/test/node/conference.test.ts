@@ -129,7 +129,7 @@ describe.concurrent('conference members', () => {
 
 describe.concurrent('room playback', () => {
   it('play ends naturally with conference.play.finished and the room back to stopped', async () => {
-    const { session, room } = await memberOfNewRoom();
+    const { room } = await memberOfNewRoom();
     const urls = [`${audio.base}/tone200ms.wav`, `${audio.base}/tone300ms.wav`];
     const res = await request(stack, tenant, 'POST', `/api/v1/conferences/${room}/play`, { urls });
     expect(res.status).toBe(202);
