@@ -19,6 +19,10 @@ async function expectRejected(
   expect({ status: res.statusCode, body: res.json() }).toEqual(rejection(status, error));
 }
 
+const JSON_TYPE = 'application/json';
+const BAD_BODY = 'Invalid request body';
+const NOT_JSON = 'Content-Type must be application/json';
+
 describe('POST /admin/apps/{app_id} rejections (400)', () => {
   const cases: [string, unknown, string][] = [
     [
@@ -88,33 +92,29 @@ describe('POST /admin/apps/{app_id} rejections (400)', () => {
     expect((await admin('GET', `/admin/apps/${appId}`)).statusCode).toBe(404);
   });
 
-  it('unparseable JSON answers 400 Invalid request body', async () => {
-    const res = await admin('POST', `/admin/apps/${newAppId()}`, undefined, '{"api_key": ');
-    await expectRejected(res, 400, 'Invalid request body');
-  });
-
-  it('a missing body answers 415 (send {} to create with defaults)', async () => {
+  // [name, content-type, raw payload, status, error]: undefined leaves the header or body out.
+  it.each<[string, string | undefined, string | undefined, number, string]>([
+    ['unparseable JSON answers 400 Invalid request body', JSON_TYPE, '{"api_key": ', 400, BAD_BODY],
+    [
+      'a missing body answers 415 (send {} to create with defaults)',
+      undefined,
+      undefined,
+      415,
+      NOT_JSON,
+    ],
+    ['an empty JSON body answers 400 Invalid request body', JSON_TYPE, '', 400, BAD_BODY],
+    ['a body that is not JSON answers 415', 'text/plain', 'api_key=x', 415, NOT_JSON],
+  ])('%s', async (_name, contentType, payload, status, error) => {
     const res = await api.app.inject({
       method: 'POST',
       url: `/admin/apps/${newAppId()}`,
-      headers: { 'x-admin-api-key': ADMIN_KEY },
+      headers: {
+        'x-admin-api-key': ADMIN_KEY,
+        ...(contentType === undefined ? {} : { 'content-type': contentType }),
+      },
+      ...(payload === undefined ? {} : { payload }),
     });
-    await expectRejected(res, 415, 'Content-Type must be application/json');
-  });
-
-  it('an empty JSON body answers 400 Invalid request body', async () => {
-    const res = await admin('POST', `/admin/apps/${newAppId()}`, undefined, '');
-    await expectRejected(res, 400, 'Invalid request body');
-  });
-
-  it('a body that is not JSON answers 415', async () => {
-    const res = await api.app.inject({
-      method: 'POST',
-      url: `/admin/apps/${newAppId()}`,
-      headers: { 'x-admin-api-key': ADMIN_KEY, 'content-type': 'text/plain' },
-      payload: 'api_key=x',
-    });
-    await expectRejected(res, 415, 'Content-Type must be application/json');
+    await expectRejected(res, status, error);
   });
 
   it('a rejected overwrite leaves the configuration unchanged', async () => {

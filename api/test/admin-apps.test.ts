@@ -141,12 +141,15 @@ describe('POST /admin/apps/{app_id}', () => {
 });
 
 describe('GET and DELETE /admin/apps/{app_id}', () => {
-  it('GET of an unknown app answers 404 with the app_id', async () => {
-    const appId = newAppId();
-    const res = await admin('GET', `/admin/apps/${appId}`);
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, app_id: appId, error: 'App not found' });
-  });
+  it.each(['GET', 'DELETE'] as const)(
+    '%s of an unknown app answers 404 with the app_id',
+    async (method) => {
+      const appId = newAppId();
+      const res = await admin(method, `/admin/apps/${appId}`);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ success: false, app_id: appId, error: 'App not found' });
+    },
+  );
 
   it('DELETE removes the app, its caller IDs and its DID routes', async () => {
     const appId = newAppId();
@@ -169,13 +172,6 @@ describe('GET and DELETE /admin/apps/{app_id}', () => {
     expect((await admin('GET', `/admin/apps/${appId}`)).statusCode).toBe(404);
     expect(await api.redis.exists(api.keys.appCids(appId), api.keys.appDids(appId))).toBe(0);
     expect(await api.redis.hget(api.keys.didRoutes(), '0721234567')).toBeNull();
-  });
-
-  it('DELETE of an unknown app answers 404', async () => {
-    const appId = newAppId();
-    const res = await admin('DELETE', `/admin/apps/${appId}`);
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, app_id: appId, error: 'App not found' });
   });
 
   it('a deleted app can be created again, with a new key and secret', async () => {

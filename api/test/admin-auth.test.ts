@@ -32,6 +32,26 @@ const request = (target: TestApi, method: Method, url: string, headers: Record<s
     ...(method === 'POST' || method === 'PUT' ? { payload: method === 'PUT' ? '[]' : '{}' } : {}),
   });
 
+const MISSING = 'Missing X-Admin-API-Key header';
+
+/** Sends `headers` to every admin route of `target`: each must answer `status` with `error`. */
+async function expectEveryAdminRoute(
+  target: TestApi,
+  headers: Record<string, string>,
+  status: number,
+  error: string,
+) {
+  for (const [method, url] of adminRoutes(target)) {
+    const res = await request(target, method, url, headers);
+    expect([method, url, res.statusCode, res.json()]).toEqual([
+      method,
+      url,
+      status,
+      { success: false, error },
+    ]);
+  }
+}
+
 describe('admin authentication', () => {
   it('the admin routes are the ones this file expects', () => {
     expect(adminRoutes(api).map(([m, u]) => `${m} ${u}`)).toEqual(
@@ -52,46 +72,20 @@ describe('admin authentication', () => {
     );
   });
 
-  it('every admin route without X-Admin-API-Key answers 401', async () => {
-    for (const [method, url] of adminRoutes(api)) {
-      const res = await request(api, method, url, {});
-      expect([method, url, res.statusCode, res.json()]).toEqual([
-        method,
-        url,
-        401,
-        { success: false, error: 'Missing X-Admin-API-Key header' },
-      ]);
-    }
-  });
+  it('every admin route without X-Admin-API-Key answers 401', () =>
+    expectEveryAdminRoute(api, {}, 401, MISSING));
 
-  it('every admin route with an empty X-Admin-API-Key answers 401 Missing', async () => {
-    for (const [method, url] of adminRoutes(api)) {
-      const res = await request(api, method, url, { 'x-admin-api-key': '' });
-      expect([method, url, res.statusCode, res.json()]).toEqual([
-        method,
-        url,
-        401,
-        { success: false, error: 'Missing X-Admin-API-Key header' },
-      ]);
-    }
-  });
+  it('every admin route with an empty X-Admin-API-Key answers 401 Missing', () =>
+    expectEveryAdminRoute(api, { 'x-admin-api-key': '' }, 401, MISSING));
 
   it.each([
     ['a different key of the same length', ADMIN_KEY.replace(/.$/, 'X')],
     ['a prefix of the key', ADMIN_KEY.slice(0, 10)],
     ['the key with a suffix', `${ADMIN_KEY}0`],
     ['the key in another case', ADMIN_KEY.toUpperCase()],
-  ])('every admin route with %s answers 401 Invalid admin API key', async (_name, key) => {
-    for (const [method, url] of adminRoutes(api)) {
-      const res = await request(api, method, url, { 'x-admin-api-key': key });
-      expect([method, url, res.statusCode, res.json()]).toEqual([
-        method,
-        url,
-        401,
-        { success: false, error: 'Invalid admin API key' },
-      ]);
-    }
-  });
+  ])('every admin route with %s answers 401 Invalid admin API key', (_name, key) =>
+    expectEveryAdminRoute(api, { 'x-admin-api-key': key }, 401, 'Invalid admin API key'),
+  );
 
   it('the application key of an app does not open the admin API', async () => {
     const res = await request(api, 'GET', '/admin/health', {
@@ -99,7 +93,7 @@ describe('admin authentication', () => {
       'x-api-key': ADMIN_KEY,
     });
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ success: false, error: 'Missing X-Admin-API-Key header' });
+    expect(res.json()).toEqual({ success: false, error: MISSING });
   });
 
   it('the right key opens every admin route', async () => {
@@ -111,23 +105,14 @@ describe('admin authentication', () => {
   });
 
   it('without ADMIN_API_KEY every admin route answers 503, whatever key is sent', async () => {
-    const routes = adminRoutes(unconfigured);
-    expect(routes.length).toBeGreaterThanOrEqual(11);
+    expect(adminRoutes(unconfigured).length).toBeGreaterThanOrEqual(11);
     const headerSets: Record<string, string>[] = [
       {},
       { 'x-admin-api-key': ADMIN_KEY },
       { 'x-admin-api-key': '' },
     ];
     for (const headers of headerSets) {
-      for (const [method, url] of routes) {
-        const res = await request(unconfigured, method, url, headers);
-        expect([method, url, res.statusCode, res.json()]).toEqual([
-          method,
-          url,
-          503,
-          { success: false, error: 'Admin API not configured' },
-        ]);
-      }
+      await expectEveryAdminRoute(unconfigured, headers, 503, 'Admin API not configured');
     }
   });
 

@@ -42,65 +42,57 @@ const rejected = (appId: string, error: string) => ({
   body: { success: false, error },
 });
 
+/** Rows [name, url] of URLs that must all be refused with `error`, as [name, url, error]. */
+const refusedWith = (error: string, rows: [string, string][]) =>
+  rows.map(([name, url]) => [name, url, error] as const);
+
+/** Posts `url` as a new app's webhook_url: expects it accepted, or refused with `error`. */
+async function expectWebhookUrl(api: TestApi, url: string, error?: string) {
+  const got = await postWebhook(api, url);
+  expect(got).toEqual(error === undefined ? accepted(got.appId, url) : rejected(got.appId, error));
+}
+
 describe('webhook_url rules with ALLOW_HTTP_WEBHOOKS and ALLOW_LOCALHOST_WEBHOOKS off', () => {
-  it('the empty string is accepted and disables webhooks', async () => {
-    const got = await postWebhook(apis.strict, '');
-    expect(got).toEqual(accepted(got.appId, ''));
-  });
+  it.each([
+    ['the empty string is accepted and disables webhooks', ''],
+    ['an https URL of a public address is accepted', 'https://93.184.216.34/hook'],
+    ['172.32.0.1, just outside 172.16/12, is accepted', 'https://172.32.0.1:8443/hook'],
+  ])('%s', (_title, url) => expectWebhookUrl(apis.strict, url));
 
-  it('an https URL of a public address is accepted', async () => {
-    const got = await postWebhook(apis.strict, 'https://93.184.216.34/hook');
-    expect(got).toEqual(accepted(got.appId, 'https://93.184.216.34/hook'));
-  });
-
-  it('172.32.0.1, just outside 172.16/12, is accepted', async () => {
-    const got = await postWebhook(apis.strict, 'https://172.32.0.1:8443/hook');
-    expect(got).toEqual(accepted(got.appId, 'https://172.32.0.1:8443/hook'));
-  });
+  it('http answers 400 (https required)', () =>
+    expectWebhookUrl(apis.strict, 'http://93.184.216.34/hook', HTTPS_REQUIRED));
 
   it.each([
-    ['not a URL', 'not a url'],
-    ['a relative path', '/hook'],
-    ['an ftp URL', 'ftp://93.184.216.34/hook'],
-    ['a javascript: URL', 'javascript:alert(1)'],
-    ['a URL with surrounding spaces', ' https://93.184.216.34/hook '],
-    ['a scheme without a host', 'https://'],
-  ])('%s answers 400', async (_name, url) => {
-    const got = await postWebhook(apis.strict, url);
-    expect(got).toEqual(rejected(got.appId, INVALID));
-  });
+    ...refusedWith(INVALID, [
+      ['not a URL', 'not a url'],
+      ['a relative path', '/hook'],
+      ['an ftp URL', 'ftp://93.184.216.34/hook'],
+      ['a javascript: URL', 'javascript:alert(1)'],
+      ['a URL with surrounding spaces', ' https://93.184.216.34/hook '],
+      ['a scheme without a host', 'https://'],
+    ]),
+    ...refusedWith(FORBIDDEN, [
+      ['10/8', 'https://10.1.2.3/hook'],
+      ['172.16/12 (low end)', 'https://172.16.0.1/hook'],
+      ['172.16/12 (high end)', 'https://172.31.255.254/hook'],
+      ['192.168/16', 'https://192.168.1.10/hook'],
+      ['loopback 127/8', 'https://127.0.0.1/hook'],
+      ['loopback 127.1.2.3', 'https://127.1.2.3/hook'],
+      ['a host name resolving to 127.0.0.1 (localhost)', 'https://localhost/hook'],
+      ['a numeric loopback form', 'https://2130706433/hook'],
+      ['link-local 169.254/16 (cloud metadata)', 'https://169.254.169.254/latest'],
+      ['the unspecified IPv4 address', 'https://0.0.0.0/hook'],
+      ['IPv6 loopback [::1]', 'https://[::1]/hook'],
+      ['IPv6 unique-local [fd00::1]', 'https://[fd00::1]/hook'],
+      ['IPv6 link-local [fe80::1]', 'https://[fe80::1]/hook'],
+      ['the unspecified IPv6 address [::]', 'https://[::]/hook'],
+      ['IPv4-mapped IPv6 of 10/8 [::ffff:10.0.0.1]', 'https://[::ffff:10.0.0.1]/hook'],
+      ['IPv4-mapped IPv6 of loopback [::ffff:127.0.0.1]', 'https://[::ffff:127.0.0.1]:8443/hook'],
+    ]),
+  ])('%s answers 400', (_name, url, error) => expectWebhookUrl(apis.strict, url, error));
 
-  it('http answers 400 (https required)', async () => {
-    const got = await postWebhook(apis.strict, 'http://93.184.216.34/hook');
-    expect(got).toEqual(rejected(got.appId, HTTPS_REQUIRED));
-  });
-
-  it.each([
-    ['10/8', 'https://10.1.2.3/hook'],
-    ['172.16/12 (low end)', 'https://172.16.0.1/hook'],
-    ['172.16/12 (high end)', 'https://172.31.255.254/hook'],
-    ['192.168/16', 'https://192.168.1.10/hook'],
-    ['loopback 127/8', 'https://127.0.0.1/hook'],
-    ['loopback 127.1.2.3', 'https://127.1.2.3/hook'],
-    ['a host name resolving to 127.0.0.1 (localhost)', 'https://localhost/hook'],
-    ['a numeric loopback form', 'https://2130706433/hook'],
-    ['link-local 169.254/16 (cloud metadata)', 'https://169.254.169.254/latest'],
-    ['the unspecified IPv4 address', 'https://0.0.0.0/hook'],
-    ['IPv6 loopback [::1]', 'https://[::1]/hook'],
-    ['IPv6 unique-local [fd00::1]', 'https://[fd00::1]/hook'],
-    ['IPv6 link-local [fe80::1]', 'https://[fe80::1]/hook'],
-    ['the unspecified IPv6 address [::]', 'https://[::]/hook'],
-    ['IPv4-mapped IPv6 of 10/8 [::ffff:10.0.0.1]', 'https://[::ffff:10.0.0.1]/hook'],
-    ['IPv4-mapped IPv6 of loopback [::ffff:127.0.0.1]', 'https://[::ffff:127.0.0.1]:8443/hook'],
-  ])('%s answers 400', async (_name, url) => {
-    const got = await postWebhook(apis.strict, url);
-    expect(got).toEqual(rejected(got.appId, FORBIDDEN));
-  });
-
-  it('a host that does not resolve answers 400', async () => {
-    const got = await postWebhook(apis.strict, 'https://no-such-host.invalid/hook');
-    expect(got).toEqual(rejected(got.appId, UNRESOLVABLE));
-  });
+  it('a host that does not resolve answers 400', () =>
+    expectWebhookUrl(apis.strict, 'https://no-such-host.invalid/hook', UNRESOLVABLE));
 
   it('a refused webhook_url leaves the app unchanged on overwrite', async () => {
     const { appId } = await postWebhook(apis.strict, 'https://93.184.216.34/hook');
@@ -121,47 +113,33 @@ describe('webhook_url rules with ALLOW_HTTP_WEBHOOKS and ALLOW_LOCALHOST_WEBHOOK
 });
 
 describe('ALLOW_HTTP_WEBHOOKS on, ALLOW_LOCALHOST_WEBHOOKS off', () => {
-  it('http to a public address is accepted', async () => {
-    const got = await postWebhook(apis.httpOnly, 'http://93.184.216.34/hook');
-    expect(got).toEqual(accepted(got.appId, 'http://93.184.216.34/hook'));
-  });
+  it('http to a public address is accepted', () =>
+    expectWebhookUrl(apis.httpOnly, 'http://93.184.216.34/hook'));
 
-  it('http to loopback is still refused', async () => {
-    const got = await postWebhook(apis.httpOnly, 'http://localhost:8080/hook');
-    expect(got).toEqual(rejected(got.appId, FORBIDDEN));
-  });
+  it('http to loopback is still refused', () =>
+    expectWebhookUrl(apis.httpOnly, 'http://localhost:8080/hook', FORBIDDEN));
 });
 
 describe('ALLOW_LOCALHOST_WEBHOOKS on, ALLOW_HTTP_WEBHOOKS off', () => {
   it.each(['https://localhost/hook', 'https://10.0.0.1/hook', 'https://[::1]:8443/hook'])(
     '%s is accepted',
-    async (url) => {
-      const got = await postWebhook(apis.localOnly, url);
-      expect(got).toEqual(accepted(got.appId, url));
-    },
+    (url) => expectWebhookUrl(apis.localOnly, url),
   );
 
-  it('http to loopback is refused (https still required)', async () => {
-    const got = await postWebhook(apis.localOnly, 'http://127.0.0.1:8080/hook');
-    expect(got).toEqual(rejected(got.appId, HTTPS_REQUIRED));
-  });
+  it('http to loopback is refused (https still required)', () =>
+    expectWebhookUrl(apis.localOnly, 'http://127.0.0.1:8080/hook', HTTPS_REQUIRED));
 });
 
 describe('both settings on', () => {
-  it('http to localhost is accepted', async () => {
-    const got = await postWebhook(apis.open, 'http://localhost:9000/hook');
-    expect(got).toEqual(accepted(got.appId, 'http://localhost:9000/hook'));
-  });
-
-  it('a host that does not resolve is still refused', async () => {
-    const got = await postWebhook(apis.open, 'http://no-such-host.invalid/hook');
-    expect(got).toEqual(rejected(got.appId, UNRESOLVABLE));
-  });
-
-  it('a non-http scheme is still refused', async () => {
-    const got = await postWebhook(apis.open, 'ws://localhost:9000/hook');
-    expect(got).toEqual(rejected(got.appId, INVALID));
-  });
+  it.each([
+    ['http to localhost is accepted', 'http://localhost:9000/hook', undefined],
+    [
+      'a host that does not resolve is still refused',
+      'http://no-such-host.invalid/hook',
+      UNRESOLVABLE,
+    ],
+    ['a non-http scheme is still refused', 'ws://localhost:9000/hook', INVALID],
+  ])('%s', (_title, url, error) => expectWebhookUrl(apis.open, url, error));
 });
 
 describe('checkWebhookUrl with a resolver (as the dispatcher uses it)', () => {
@@ -209,43 +187,38 @@ describe('checkWebhookUrl with a resolver (as the dispatcher uses it)', () => {
 
 describe('isForbiddenAddress', () => {
   it.each([
-    '10.0.0.0',
-    '10.255.255.255',
-    '172.16.0.0',
-    '172.31.255.255',
-    '192.168.0.1',
-    '127.0.0.1',
-    '127.255.255.255',
-    '169.254.0.1',
-    '0.0.0.0',
-    '::1',
-    '::',
-    'fc00::1',
-    'fdff:ffff::1',
-    'fe80::1',
-    'febf::1',
-    'fec0::1',
-    '::ffff:10.0.0.1',
-    '::ffff:a00:1',
-    '::ffff:127.0.0.1',
-    '::ffff:192.168.1.1',
-    '::ffff:169.254.169.254',
-  ])('%s is forbidden', (ip) => {
-    expect(isForbiddenAddress(ip)).toBe(true);
-  });
-
-  it.each([
-    '93.184.216.34',
-    '8.8.8.8',
-    '172.15.255.255',
-    '172.32.0.0',
-    '192.169.0.1',
-    '169.255.0.1',
-    '11.0.0.1',
-    '2606:2800:220:1::1',
-    '::ffff:93.184.216.34',
-    'not-an-ip',
-  ])('%s is allowed', (ip) => {
-    expect(isForbiddenAddress(ip)).toBe(false);
+    ['10.0.0.0', 'forbidden'],
+    ['10.255.255.255', 'forbidden'],
+    ['172.16.0.0', 'forbidden'],
+    ['172.31.255.255', 'forbidden'],
+    ['192.168.0.1', 'forbidden'],
+    ['127.0.0.1', 'forbidden'],
+    ['127.255.255.255', 'forbidden'],
+    ['169.254.0.1', 'forbidden'],
+    ['0.0.0.0', 'forbidden'],
+    ['::1', 'forbidden'],
+    ['::', 'forbidden'],
+    ['fc00::1', 'forbidden'],
+    ['fdff:ffff::1', 'forbidden'],
+    ['fe80::1', 'forbidden'],
+    ['febf::1', 'forbidden'],
+    ['fec0::1', 'forbidden'],
+    ['::ffff:10.0.0.1', 'forbidden'],
+    ['::ffff:a00:1', 'forbidden'],
+    ['::ffff:127.0.0.1', 'forbidden'],
+    ['::ffff:192.168.1.1', 'forbidden'],
+    ['::ffff:169.254.169.254', 'forbidden'],
+    ['93.184.216.34', 'allowed'],
+    ['8.8.8.8', 'allowed'],
+    ['172.15.255.255', 'allowed'],
+    ['172.32.0.0', 'allowed'],
+    ['192.169.0.1', 'allowed'],
+    ['169.255.0.1', 'allowed'],
+    ['11.0.0.1', 'allowed'],
+    ['2606:2800:220:1::1', 'allowed'],
+    ['::ffff:93.184.216.34', 'allowed'],
+    ['not-an-ip', 'allowed'],
+  ])('%s is %s', (ip, verdict) => {
+    expect(isForbiddenAddress(ip)).toBe(verdict === 'forbidden');
   });
 });

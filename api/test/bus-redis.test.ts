@@ -76,17 +76,29 @@ function bus(options: Partial<{ shards: number; buffer: number }> = {}): RedisEv
   return created;
 }
 
+/** Starts `target` with a new Recorder; with `autoAck`, the recorder acknowledges what it gets. */
+async function startRecording(target: RedisEventBus, autoAck = false): Promise<Recorder> {
+  const recorder = new Recorder();
+  if (autoAck) recorder.autoAck = (event) => target.ack(event);
+  await target.start(recorder);
+  return recorder;
+}
+
 const publish = (appId: string, seq: number) => publishSeq(publisher, appId, seq);
 
 const seqs = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
+/** Publishes events 1 to `count` of `appId` and waits until `recorder` (empty so far) has them. */
+async function publishAndAwait(recorder: Recorder, appId: string, count: number) {
+  for (const seq of seqs(count)) await publish(appId, seq);
+  await expect.poll(() => recorder.events.length).toBe(count);
+}
 
 describe('Redis event bus', () => {
   it('routes the ingest stream onto shard streams: each app in its shard, in publish order', async () => {
     setUp();
     const one = bus();
-    const recorder = new Recorder();
-    recorder.autoAck = (event) => one.ack(event);
-    await one.start(recorder);
+    const recorder = await startRecording(one, true);
     const apps = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
     for (const seq of seqs(50)) for (const app of apps) await publish(app, seq);
 
@@ -114,10 +126,8 @@ describe('Redis event bus', () => {
   it('trims a shard stream only below what has been acknowledged', async () => {
     setUp();
     const one = bus();
-    const recorder = new Recorder();
-    await one.start(recorder);
-    for (const seq of seqs(10)) await publish('alpha', seq);
-    await expect.poll(() => recorder.events.length).toBe(10);
+    const recorder = await startRecording(one);
+    await publishAndAwait(recorder, 'alpha', 10);
     // Acknowledge all but the fourth: the stream keeps it and everything after it.
     for (const [i, event] of recorder.events.entries()) if (i !== 3) await one.ack(event);
     const stream = keys.eventShard(shardOf('alpha', SHARDS));
@@ -129,18 +139,14 @@ describe('Redis event bus', () => {
   it("hands a stopped holder's unacknowledged events to the next, first and in order", async () => {
     setUp();
     const first = bus();
-    const before = new Recorder();
-    await first.start(before);
-    for (const seq of seqs(20)) await publish('alpha', seq);
-    await expect.poll(() => before.events.length).toBe(20);
+    const before = await startRecording(first);
+    await publishAndAwait(before, 'alpha', 20);
     // The first twelve are done, the rest never acknowledged.
     for (const event of before.events.slice(0, 12)) await first.ack(event);
     await first.stop();
 
     const second = bus();
-    const after = new Recorder();
-    after.autoAck = (event) => second.ack(event);
-    await second.start(after);
+    const after = await startRecording(second, true);
     for (const seq of [21, 22]) await publish('alpha', seq);
     await expect.poll(() => after.events.length).toBe(10);
     expect(after.seqOf('alpha')).toEqual([13, 14, 15, 16, 17, 18, 19, 20, 21, 22]);
@@ -153,9 +159,8 @@ describe('Redis event bus', () => {
     setUp();
     const a = bus();
     const b = bus();
-    const [ra, rb] = [new Recorder(), new Recorder()];
-    await a.start(ra);
-    await b.start(rb);
+    await startRecording(a);
+    await startRecording(b);
     await expect.poll(() => [a.owned().length, b.owned().length]).toEqual([2, 2]);
     expect(new Set([...a.owned(), ...b.owned()]).size).toBe(SHARDS);
     // One router at a time.
@@ -169,8 +174,7 @@ describe('Redis event bus', () => {
   it('pauses reading a shard whose unacknowledged events reach the buffer', async () => {
     setUp();
     const one = bus({ buffer: 10 });
-    const recorder = new Recorder();
-    await one.start(recorder);
+    const recorder = await startRecording(one);
     for (const seq of seqs(40)) await publish('alpha', seq);
     await expect.poll(() => recorder.events.length).toBeGreaterThanOrEqual(10);
     // It may overshoot by less than one read (10 entries here), no more.

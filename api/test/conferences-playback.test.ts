@@ -50,6 +50,15 @@ const roomCommands = async (roomId: string): Promise<RoomCommandMessage[]> =>
 const roomEvents = async (roomId: string) =>
   (await publishedEvents(api)).filter((e) => 'room_id' in e && e.room_id === roomId);
 
+/** Sends `body` to `action` on a new room, answered 400 with `error`: that room's id. */
+async function expectBadRequestOnNewRoom(action: string, body: unknown, error: string) {
+  const roomId = await newRoom();
+  const res = await control(roomId, action, body);
+  expect(res.json()).toEqual({ success: false, error });
+  expect(res.statusCode).toBe(400);
+  return roomId;
+}
+
 /** Lets the next control through at once: the cooldown is asserted by its own tests. */
 const clearControlCooldown = (roomId: string) =>
   api.redis.del(api.keys.cooldown('room', roomId, 'conference_control'));
@@ -118,10 +127,7 @@ describe('POST /conferences/{room_id}/play', () => {
     ['unparseable JSON', '{"urls": [', 'Invalid request body'],
   ];
   it.each(invalid)('%s answers 400', async (_case, body, message) => {
-    const roomId = await newRoom();
-    const res = await control(roomId, 'play', body);
-    expect(res.json()).toEqual({ success: false, error: message });
-    expect(res.statusCode).toBe(400);
+    const roomId = await expectBadRequestOnNewRoom('play', body, message);
     expect(await roomCommands(roomId)).toEqual([]);
   });
 
@@ -239,10 +245,7 @@ describe('POST /conferences/{room_id}/pause, stop, volume', () => {
     ['unparseable JSON', '{"volume": ', 'Invalid request body'],
   ];
   it.each(badVolumes)('volume %s answers 400', async (_case, body, message) => {
-    const roomId = await newRoom();
-    const res = await control(roomId, 'volume', body);
-    expect(res.json()).toEqual({ success: false, error: message });
-    expect(res.statusCode).toBe(400);
+    await expectBadRequestOnNewRoom('volume', body, message);
   });
 
   it('volume without a JSON content type answers 415', async () => {

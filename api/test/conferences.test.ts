@@ -3,6 +3,7 @@ import {
   commandsFor,
   createRoom,
   createTenant,
+  expectMissingApiKey,
   json,
   liveNode,
   publishedEvents,
@@ -168,16 +169,8 @@ describe('POST /conferences', () => {
     expect(res.statusCode).toBe(201);
   });
 
-  it('without credentials it answers 401', async () => {
-    const res = await api.app.inject({
-      method: 'POST',
-      url: '/api/v1/conferences',
-      headers: { 'x-app-id': tenant.appId, ...json },
-      payload: JSON.stringify({ name: uniqueName() }),
-    });
-    expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ success: false, error: 'Missing API key' });
-  });
+  it('without credentials it answers 401', () =>
+    expectMissingApiKey(api, tenant, '/api/v1/conferences', { name: uniqueName() }));
 });
 
 describe('GET /conferences/{room_id}', () => {

@@ -46,18 +46,12 @@ describe('dial placement', () => {
     expect(await sessionKeys(api)).toEqual([]);
   });
 
-  it('answers 503 no_fs_capacity when the only node has no outbound capacity', async () => {
+  it.each([
+    ['has no outbound capacity', { outbound_capacity: 0 }],
+    ['is draining', { draining: true }],
+  ])('answers 503 no_fs_capacity when the only node %s', async (_state, beat) => {
     const { api, tenant } = await setup();
-    const node = await liveNode(api, { outbound_capacity: 0 });
-    const res = await dial(api, tenant);
-    expect(res.statusCode).toBe(503);
-    expect(res.json()).toEqual(NO_CAPACITY);
-    expect(await commandsFor(api, node)).toEqual([]);
-  });
-
-  it('answers 503 no_fs_capacity when the only node is draining', async () => {
-    const { api, tenant } = await setup();
-    const node = await liveNode(api, { draining: true });
+    const node = await liveNode(api, beat);
     const res = await dial(api, tenant);
     expect(res.statusCode).toBe(503);
     expect(res.json()).toEqual(NO_CAPACITY);

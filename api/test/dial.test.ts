@@ -1,6 +1,6 @@
 import type { DialCommandMessage } from '@voicegw/shared';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { commandsFor, createTenant, json, useApiWithNode } from './helpers.js';
+import { commandsFor, createTenant, expectMissingApiKey, json, useApiWithNode } from './helpers.js';
 
 const { api, tenant, node } = useApiWithNode();
 
@@ -216,16 +216,8 @@ describe('POST /dial', () => {
     expect(res.statusCode).toBe(202);
   });
 
-  it('answers 401 without an API key', async () => {
-    const res = await api.app.inject({
-      method: 'POST',
-      url: '/api/v1/dial',
-      headers: { 'x-app-id': tenant.appId, ...json },
-      payload: JSON.stringify({ to: TO, from: FROM }),
-    });
-    expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ success: false, error: 'Missing API key' });
-  });
+  it('answers 401 without an API key', () =>
+    expectMissingApiKey(api, tenant, '/api/v1/dial', { to: TO, from: FROM }));
 
   it('answers 403 cid_not_allowed when from is not on the allow-list, and places nothing', async () => {
     const before = (await commandsFor(api, node.prefix)).length;

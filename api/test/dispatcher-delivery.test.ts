@@ -11,9 +11,11 @@ beforeAll(async () => {
   dispatcher = await gateway.dispatcher();
 });
 
-const metricValue = async (pattern: RegExp): Promise<number> => {
+/** The dispatcher's voicegw_webhook_deliveries_total for one outcome and event. */
+const deliveries = async (outcome: string, event: string): Promise<number> => {
   const text = await (await fetch(`http://127.0.0.1:${dispatcher.metricsPort}/metrics`)).text();
-  const match = pattern.exec(text);
+  const series = `voicegw_webhook_deliveries_total{outcome="${outcome}",event="${event}",proc="dispatcher"}`;
+  const match = new RegExp(`${series.replace(/[.{}]/g, '\\$&')} (\\d+)`).exec(text);
   return match ? Number(match[1]) : 0;
 };
 
@@ -96,13 +98,7 @@ describe('webhook delivery', () => {
     await receiver.until(() => receiver.of('picky').length === 1);
     // Everything before the hangup was filtered, and nothing more arrives after it.
     await gateway.publishSeq('picky', 1);
-    await expect
-      .poll(() =>
-        metricValue(
-          /voicegw_webhook_deliveries_total\{outcome="filtered",event="dtmf",proc="dispatcher"\} (\d+)/,
-        ),
-      )
-      .toBe(2);
+    await expect.poll(() => deliveries('filtered', 'dtmf')).toBe(2);
     expect(receiver.of('picky').map((r) => r.json.event)).toEqual(['call.hangup']);
   });
 
@@ -110,13 +106,7 @@ describe('webhook delivery', () => {
     await gateway.createApp({ app_id: 'silent', webhook_url: '' });
     await gateway.publishSeq('silent', 1);
     await gateway.publishSeq('nobody', 1);
-    await expect
-      .poll(() =>
-        metricValue(
-          /voicegw_webhook_deliveries_total\{outcome="dropped",event="dtmf",proc="dispatcher"\} (\d+)/,
-        ),
-      )
-      .toBe(2);
+    await expect.poll(() => deliveries('dropped', 'dtmf')).toBe(2);
     expect(receiver.of('silent')).toEqual([]);
   });
 
@@ -174,10 +164,6 @@ describe('webhook delivery', () => {
     ]) {
       expect(text).toContain(name);
     }
-    expect(
-      await metricValue(
-        /voicegw_webhook_deliveries_total\{outcome="delivered",event="call.new",proc="dispatcher"\} (\d+)/,
-      ),
-    ).toBe(1);
+    expect(await deliveries('delivered', 'call.new')).toBe(1);
   });
 });

@@ -17,6 +17,22 @@ const { receiver, gateway, api } = useWebhookGateway({
 const ids = (appId: string): string[] =>
   receiver.of(appId).map((r) => String(r.headers['webhook-id']));
 
+/**
+ * Creates `appId`, answers its first request `status` with `retry-after: retryAfter`, the next 200,
+ * and returns how long the dispatcher waited between the two.
+ */
+async function waitForRetryAfter(appId: string, status: number, retryAfter: string) {
+  await gateway.createApp({ app_id: appId, webhook_url: receiver.url(appId) });
+  let calls = 0;
+  receiver.respond(appId, () =>
+    ++calls === 1 ? { status, headers: { 'retry-after': retryAfter } } : { status: 200 },
+  );
+  await gateway.publishSeq(appId, 1);
+  await receiver.until(() => receiver.of(appId).length === 2, 5000);
+  const [first, second] = receiver.of(appId).map((r) => r.at);
+  return (second ?? 0) - (first ?? 0);
+}
+
 describe('retries', () => {
   it('retries a failing event with the same webhook-id until it is delivered', async () => {
     await gateway.createApp({ app_id: 'flaky', webhook_url: receiver.url('flaky') });
@@ -59,29 +75,13 @@ describe('retries', () => {
   });
 
   it('lets a Retry-After on 503 longer than the step lengthen the wait', async () => {
-    await gateway.createApp({ app_id: 'busy', webhook_url: receiver.url('busy') });
-    let calls = 0;
-    receiver.respond('busy', () =>
-      ++calls === 1 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 },
-    );
-    await gateway.publishSeq('busy', 1);
-    await receiver.until(() => receiver.of('busy').length === 2, 5000);
-    const [first, second] = receiver.of('busy').map((r) => r.at);
-    const waited = (second ?? 0) - (first ?? 0);
+    const waited = await waitForRetryAfter('busy', 503, '1');
     expect(waited).toBeGreaterThanOrEqual(950);
     expect(waited).toBeLessThan(1500);
   });
 
   it('clamps a long Retry-After on 429 to WEBHOOK_RETRY_AFTER_MAX_MS', async () => {
-    await gateway.createApp({ app_id: 'throttled', webhook_url: receiver.url('throttled') });
-    let calls = 0;
-    receiver.respond('throttled', () =>
-      ++calls === 1 ? { status: 429, headers: { 'retry-after': '3600' } } : { status: 200 },
-    );
-    await gateway.publishSeq('throttled', 1);
-    await receiver.until(() => receiver.of('throttled').length === 2, 5000);
-    const [first, second] = receiver.of('throttled').map((r) => r.at);
-    const waited = (second ?? 0) - (first ?? 0);
+    const waited = await waitForRetryAfter('throttled', 429, '3600');
     expect(waited).toBeGreaterThanOrEqual(1450);
     expect(waited).toBeLessThan(2200);
   });

@@ -197,6 +197,23 @@ export function tenantRequest(
   });
 }
 
+/** POSTs `body` as JSON to `url` with `tenant`'s app id but no API key: answered 401. */
+export async function expectMissingApiKey(
+  api: TestApi,
+  tenant: TestTenant,
+  url: string,
+  body: unknown,
+): Promise<void> {
+  const res = await api.app.inject({
+    method: 'POST',
+    url,
+    headers: { 'x-app-id': tenant.appId, ...json },
+    payload: JSON.stringify(body),
+  });
+  expect(res.statusCode).toBe(401);
+  expect(res.json()).toEqual({ success: false, error: 'Missing API key' });
+}
+
 /** Creates a conference room as `tenant` (answered 201): its id. */
 export async function createRoom(api: TestApi, tenant: TestTenant, name: string): Promise<string> {
   const res = await tenantRequest(api, tenant, 'POST', '/api/v1/conferences', { name });

@@ -531,6 +531,16 @@ async function joinedMember(
   return roomId;
 }
 
+/** The commands of a member in a room, refused alike when there is no joined member. */
+const MEMBER_COMMANDS = ['conference/leave', 'conference/mute', 'conference/unmute'];
+
+/** Posts `command` for `session`: it must be answered `status` with `error`. */
+async function expectRefused(session: string, command: string, status: number, error: string) {
+  const res = await post(session, command);
+  expect(res.statusCode).toBe(status);
+  expect(res.json()).toEqual({ success: false, error });
+}
+
 async function createRoom(owner: TestTenant = tenant): Promise<string> {
   const id = `${node.prefix}-room-${randomUUID()}`;
   await api.redis.hset(api.keys.room(id), {
@@ -596,23 +606,16 @@ describe('conference membership rules', () => {
     const session = await newSession();
     await post(session, 'conference/join', { room_id: await createRoom() });
     await new Promise((r) => setTimeout(r, 5));
-    for (const command of ['conference/leave', 'conference/mute', 'conference/unmute']) {
+    for (const command of MEMBER_COMMANDS) {
       await api.redis.del(api.keys.cooldown('sess', session, 'conference'));
-      const res = await post(session, command);
-      expect(res.statusCode).toBe(409);
-      expect(res.json()).toEqual({
-        success: false,
-        error: 'Member is still joining the conference',
-      });
+      await expectRefused(session, command, 409, 'Member is still joining the conference');
     }
   });
 
   it('leave, mute and unmute outside a room answer 404', async () => {
     const session = await newSession();
-    for (const command of ['conference/leave', 'conference/mute', 'conference/unmute']) {
-      const res = await post(session, command);
-      expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ success: false, error: 'Session is not in a conference' });
+    for (const command of MEMBER_COMMANDS) {
+      await expectRefused(session, command, 404, 'Session is not in a conference');
     }
   });
 

@@ -56,11 +56,14 @@ const answer =
   (_req, _body, res) =>
     res.writeHead(status, extra).end(body);
 
+/** Sends the test webhook to `path` on the receiver. */
+const sendTo = (path: string) => sender.send(`${origin}${path}`, headers, json);
+
 describe('WebhookSender', () => {
   it('POSTs the bytes and headers given to the URL, path and query included, and a 2xx is delivered', async () => {
     sender = newSender();
     respond = answer(204);
-    const result = await sender.send(`${origin}/hooks/app?tenant=7`, headers, json);
+    const result = await sendTo('/hooks/app?tenant=7');
     expect(result).toEqual({ kind: 'delivered', status: 204 });
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ method: 'POST', url: '/hooks/app?tenant=7' });
@@ -75,67 +78,43 @@ describe('WebhookSender', () => {
   it('reads an answer body to its end and keeps the connection for the next webhook', async () => {
     sender = newSender({ connectionsPerOrigin: 1 });
     respond = answer(200, { 'content-type': 'text/plain' }, 'x'.repeat(20_000));
-    expect(await sender.send(`${origin}/a`, headers, json)).toEqual({
-      kind: 'delivered',
-      status: 200,
-    });
+    expect(await sendTo('/a')).toEqual({ kind: 'delivered', status: 200 });
     respond = answer(202);
-    expect(await sender.send(`${origin}/b`, headers, json)).toEqual({
-      kind: 'delivered',
-      status: 202,
-    });
+    expect(await sendTo('/b')).toEqual({ kind: 'delivered', status: 202 });
     expect(sockets.size).toBe(1);
   });
 
   it('cuts off an answer body beyond 64 KiB with its connection; the status still counts', async () => {
     sender = newSender({ connectionsPerOrigin: 1 });
     respond = answer(200, { 'content-type': 'text/plain' }, 'x'.repeat(1_000_000));
-    expect(await sender.send(`${origin}/a`, headers, json)).toEqual({
-      kind: 'delivered',
-      status: 200,
-    });
+    expect(await sendTo('/a')).toEqual({ kind: 'delivered', status: 200 });
     respond = answer(500, { 'content-type': 'text/plain' }, 'x'.repeat(1_000_000));
-    expect(await sender.send(`${origin}/b`, headers, json)).toEqual({
-      kind: 'failed',
-      status: 500,
-      error: 'HTTP 500',
-    });
+    expect(await sendTo('/b')).toEqual({ kind: 'failed', status: 500, error: 'HTTP 500' });
     expect(sockets.size).toBe(2);
   });
 
   it('tells 410 Gone apart from other failures, and follows no redirect', async () => {
     sender = newSender();
     respond = answer(410);
-    expect(await sender.send(`${origin}/gone`, headers, json)).toEqual({
-      kind: 'gone',
-      status: 410,
-    });
+    expect(await sendTo('/gone')).toEqual({ kind: 'gone', status: 410 });
     respond = answer(302, { location: `${origin}/elsewhere` });
-    expect(await sender.send(`${origin}/moved`, headers, json)).toEqual({
-      kind: 'failed',
-      status: 302,
-      error: 'HTTP 302',
-    });
+    expect(await sendTo('/moved')).toEqual({ kind: 'failed', status: 302, error: 'HTTP 302' });
     respond = answer(500, { 'retry-after': '30' });
-    expect(await sender.send(`${origin}/broken`, headers, json)).toEqual({
-      kind: 'failed',
-      status: 500,
-      error: 'HTTP 500',
-    });
+    expect(await sendTo('/broken')).toEqual({ kind: 'failed', status: 500, error: 'HTTP 500' });
     expect(received.map((r) => r.url)).toEqual(['/gone', '/moved', '/broken']);
   });
 
   it('keeps Retry-After of a 429 (seconds) and of a 503 (HTTP date)', async () => {
     sender = newSender();
     respond = answer(429, { 'retry-after': '7' });
-    expect(await sender.send(`${origin}/busy`, headers, json)).toEqual({
+    expect(await sendTo('/busy')).toEqual({
       kind: 'failed',
       status: 429,
       error: 'HTTP 429',
       retryAfterMs: 7000,
     });
     respond = answer(503, { 'retry-after': new Date(Date.now() + 60_000).toUTCString() });
-    const result = await sender.send(`${origin}/down`, headers, json);
+    const result = await sendTo('/down');
     expect(result).toMatchObject({ kind: 'failed', status: 503, error: 'HTTP 503' });
     const retryAfterMs = result.kind === 'failed' ? result.retryAfterMs : undefined;
     expect(retryAfterMs).toBeGreaterThan(55_000);
@@ -145,7 +124,7 @@ describe('WebhookSender', () => {
   it('gives up on a receiver that does not answer within the timeout', async () => {
     sender = newSender({ timeoutMs: 150 });
     respond = () => undefined; // never answers
-    expect(await sender.send(`${origin}/slow`, headers, json)).toEqual({
+    expect(await sendTo('/slow')).toEqual({
       kind: 'failed',
       status: null,
       error: 'no response within 150 ms',
@@ -174,7 +153,7 @@ describe('WebhookSender', () => {
     ] as const) {
       respond = trickle(status);
       const started = Date.now();
-      expect(await sender.send(`${origin}/trickle`, headers, json)).toEqual(result);
+      expect(await sendTo('/trickle')).toEqual(result);
       const took = Date.now() - started;
       expect(took).toBeGreaterThanOrEqual(390);
       expect(took).toBeLessThan(1500);
@@ -194,17 +173,11 @@ describe('WebhookSender', () => {
         setTimeout(() => res.socket?.destroy(), 20);
       };
     respond = dropAfter(200);
-    expect(await sender.send(`${origin}/drop`, headers, json)).toEqual({
-      kind: 'delivered',
-      status: 200,
-    });
+    expect(await sendTo('/drop')).toEqual({ kind: 'delivered', status: 200 });
     respond = dropAfter(502);
-    expect(await sender.send(`${origin}/drop`, headers, json)).toMatchObject({
-      kind: 'failed',
-      status: 502,
-    });
+    expect(await sendTo('/drop')).toMatchObject({ kind: 'failed', status: 502 });
     respond = (req) => req.socket.destroy();
-    const reset = await sender.send(`${origin}/reset`, headers, json);
+    const reset = await sendTo('/reset');
     expect(reset).toMatchObject({ kind: 'failed', status: null });
     expect(reset.kind === 'failed' && reset.error).toMatch(/socket|closed|reset/i);
   });
@@ -224,7 +197,7 @@ describe('WebhookSender', () => {
   it('refuses a forbidden IP literal unless private addresses are allowed, and an unparseable URL', async () => {
     sender = newSender({ allowPrivate: false });
     respond = answer(204);
-    expect(await sender.send(`${origin}/hook`, headers, json)).toEqual({
+    expect(await sendTo('/hook')).toEqual({
       kind: 'failed',
       status: null,
       error: '127.0.0.1 is a forbidden address',

@@ -56,6 +56,9 @@ const client = (retry?: ConstructorParameters<typeof VoiceGateway>[0]['retry']) 
     apiKey: 'key-0123456789abcdef',
     ...(retry === undefined ? {} : { retry }),
   });
+/** What a call rejected with (or, should it succeed, its result: the assertions then fail). */
+const failure = (call: Promise<unknown>) => call.catch((e: unknown) => e);
+
 const accepted = {
   operation_id: '0b6d7a4e-4b7e-4a59-9a53-8f0e0f6a1c11',
   status: 'in_progress',
@@ -99,9 +102,9 @@ describe('retries', () => {
       },
     };
     answers = [noCapacity, noCapacity, noCapacity];
-    const error = await client({ retries: 2, baseDelayMs: 10 })
-      .dial({ to: '0521234567', from: '0731234567' })
-      .catch((e: unknown) => e);
+    const error = await failure(
+      client({ retries: 2, baseDelayMs: 10 }).dial({ to: '0521234567', from: '0731234567' }),
+    );
     expect(seen).toHaveLength(3);
     expect(error).toBeInstanceOf(VoiceGatewayError);
     expect(error).toMatchObject({
@@ -124,9 +127,7 @@ describe('retries', () => {
 
   it('does not retry with `retry: false`', async () => {
     answers = [limited('0'), { status: 202, body: accepted }];
-    const error = await client(false)
-      .sessions.answer('abcde-x')
-      .catch((e: unknown) => e);
+    const error = await failure(client(false).sessions.answer('abcde-x'));
     expect(seen).toHaveLength(1);
     expect(error).toMatchObject({ status: 429, error: 'Command rate limited' });
   });
@@ -134,9 +135,7 @@ describe('retries', () => {
   it('does not wait for a Retry-After beyond maxDelayMs: the 429 is thrown at once', async () => {
     answers = [limited('120'), { status: 202, body: accepted }];
     const started = Date.now();
-    const error = await client({ maxDelayMs: 5000 })
-      .sessions.answer('abcde-x')
-      .catch((e: unknown) => e);
+    const error = await failure(client({ maxDelayMs: 5000 }).sessions.answer('abcde-x'));
     expect(Date.now() - started).toBeLessThan(1000);
     expect(seen).toHaveLength(1);
     expect(error).toMatchObject({ status: 429 });
@@ -144,9 +143,7 @@ describe('retries', () => {
 
   it('does not retry other errors', async () => {
     answers = [{ status: 404, body: { success: false, error: 'Session not found' } }];
-    const error = await client()
-      .sessions.get('abcde-x')
-      .catch((e: unknown) => e);
+    const error = await failure(client().sessions.get('abcde-x'));
     expect(seen).toHaveLength(1);
     expect(error).toBeInstanceOf(VoiceGatewayError);
     expect(error).toMatchObject({
@@ -158,9 +155,7 @@ describe('retries', () => {
 
   it('reports a body that is not JSON by its status text', async () => {
     answers = [{ status: 404 }];
-    const error = await client()
-      .sessions.recording('abcde-x', 'r1')
-      .catch((e: unknown) => e);
+    const error = await failure(client().sessions.recording('abcde-x', 'r1'));
     expect(error).toMatchObject({ status: 404, error: 'Not Found', body: undefined });
   });
 
@@ -170,7 +165,7 @@ describe('retries', () => {
       appId: 'a',
       apiKey: 'k'.repeat(16),
     });
-    const error = await gone.sessions.list().catch((e: unknown) => e);
+    const error = await failure(gone.sessions.list());
     expect(error).toMatchObject({
       status: 0,
       error: 'Request failed',

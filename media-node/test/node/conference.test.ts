@@ -22,6 +22,18 @@ async function join(session: string, room: string): Promise<Record<string, unkno
   return stack.events.of(session, 'conference.member.joined');
 }
 
+/** A conference command for `session`, sent once its cooldown allows: the answer's body. */
+const conferenceCommand = async (session: string, command: 'mute' | 'unmute' | 'leave') =>
+  (await stack.commandAfterCooldown(tenant, session, `conference/${command}`)).body;
+
+/** An answered call that joined a new room: its session and the room. */
+async function memberOfNewRoom(): Promise<{ session: string; room: string }> {
+  const room = await newRoom();
+  const { session } = await answeredCall(stack, tenant, did);
+  await join(session, room);
+  return { session, room };
+}
+
 const field = (session: string, name: string) =>
   stack.redis.hget(stack.keys.session(session), name);
 
@@ -59,22 +71,14 @@ describe.concurrent('conference members', () => {
     const room = await newRoom();
     const { session } = await answeredCall(stack, tenant, did);
     await stack.commandAfterCooldown(tenant, session, 'playback/silence', { command_uid: 'hush' });
-    await stack.events.waitFor(
-      (e) => e.session_uuid === session && e.event === 'command.result' && e.command_uid === 'hush',
-    );
+    await stack.events.ofCommand(session, 'command.result', 'hush');
     await join(session, room);
-    expect(
-      stack.events
-        .session(session)
-        .some((e) => e.event === 'playback.stopped' && e.command_uid === 'hush'),
-    ).toBe(true);
+    expect(stack.events.has(session, 'playback.stopped', 'hush')).toBe(true);
   });
 
   it('unmute and mute are confirmed by FreeSWITCH', async () => {
-    const room = await newRoom();
-    const { session } = await answeredCall(stack, tenant, did);
-    await join(session, room);
-    expect((await stack.commandAfterCooldown(tenant, session, 'conference/unmute')).body).toEqual({
+    const { session, room } = await memberOfNewRoom();
+    expect(await conferenceCommand(session, 'unmute')).toEqual({
       status: 'unmuted',
       room_id: room,
     });
@@ -82,7 +86,7 @@ describe.concurrent('conference members', () => {
       room_id: room,
       muted: false,
     });
-    await stack.commandAfterCooldown(tenant, session, 'conference/mute');
+    await conferenceCommand(session, 'mute');
     expect(await stack.events.of(session, 'conference.member.muted')).toMatchObject({
       muted: true,
     });
@@ -90,26 +94,19 @@ describe.concurrent('conference members', () => {
   });
 
   it('leave kicks the member, whose call stays up', async () => {
-    const room = await newRoom();
-    const { session } = await answeredCall(stack, tenant, did);
-    await join(session, room);
-    expect((await stack.commandAfterCooldown(tenant, session, 'conference/leave')).body).toEqual({
-      status: 'leaving',
-      room_id: room,
-    });
+    const { session, room } = await memberOfNewRoom();
+    expect(await conferenceCommand(session, 'leave')).toEqual({ status: 'leaving', room_id: room });
     expect(await stack.events.of(session, 'conference.member.left')).toMatchObject({
       room_id: room,
     });
     expect(await field(session, 'conf_state')).toBe('none');
     const members = await request(stack, tenant, 'GET', `/api/v1/conferences/${room}/members`);
     expect(members.body.members).toEqual([]);
-    expect(stack.events.session(session).some((e) => e.event === 'call.hangup')).toBe(false);
+    expect(stack.events.has(session, 'call.hangup')).toBe(false);
   });
 
   it('hanging up in a room reports left, then call.hangup, and the room forgets the member', async () => {
-    const room = await newRoom();
-    const { session } = await answeredCall(stack, tenant, did);
-    await join(session, room);
+    const { session, room } = await memberOfNewRoom();
     await stack.command(tenant, session, 'hangup');
     const left = await stack.events.of(session, 'conference.member.left');
     const hangup = await stack.events.of(session, 'call.hangup');
@@ -119,9 +116,7 @@ describe.concurrent('conference members', () => {
   });
 
   it('deleting the room kicks its members, who stay on the call', async () => {
-    const room = await newRoom();
-    const { session } = await answeredCall(stack, tenant, did);
-    await join(session, room);
+    const { session, room } = await memberOfNewRoom();
     const res = await request(stack, tenant, 'DELETE', `/api/v1/conferences/${room}`);
     expect(res.status).toBe(200);
     expect(await stack.events.of(session, 'conference.member.left')).toMatchObject({
@@ -134,9 +129,7 @@ describe.concurrent('conference members', () => {
 
 describe.concurrent('room playback', () => {
   it('play ends naturally with conference.play.finished and the room back to stopped', async () => {
-    const room = await newRoom();
-    const { session } = await answeredCall(stack, tenant, did);
-    await join(session, room);
+    const { room } = await memberOfNewRoom();
     const urls = [`${audio.base}/tone200ms.wav`, `${audio.base}/tone300ms.wav`];
     const res = await request(stack, tenant, 'POST', `/api/v1/conferences/${room}/play`, { urls });
     expect(res.status).toBe(202);
@@ -149,9 +142,7 @@ describe.concurrent('room playback', () => {
   });
 
   it('a stopped play does not report finished', async () => {
-    const room = await newRoom();
-    const { session } = await answeredCall(stack, tenant, did);
-    await join(session, room);
+    const { session, room } = await memberOfNewRoom();
     // The room's own play-file events (the "alone" prompt at the join carries an Error).
     const roomFile = (action: string, file?: string) => (e: FsEvent) =>
       e.header('Conference-Name') === room &&

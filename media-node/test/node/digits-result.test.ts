@@ -13,63 +13,54 @@ const report = (r: Partial<DigitsReport>): DigitsReport => ({
 });
 
 describe('digits.collected from FreeSWITCH variables', () => {
-  it('trace d1, 123#: success with the digits and the terminator', () => {
-    const r = report({
-      digits: '123',
-      readResult: 'success',
-      terminatorUsed: '#',
-      keys: [...'123#'],
-    });
-    expect(digitsResult(r)).toEqual({ digits: '123', terminator: '#', status: 'success' });
-  });
-
-  it('trace d2, no input: timeout', () => {
-    expect(digitsResult(report({ readResult: 'failure' }))).toEqual({
-      digits: '',
-      terminator: '',
-      status: 'timeout',
-    });
-  });
-
-  it('1# with min_digits 3 (read_result failure, partial digits, no _invalid): invalid', () => {
-    const r = report({ digits: '1', readResult: 'failure', terminatorUsed: '#', keys: ['1', '#'] });
-    expect(digitsResult(r)).toEqual({ digits: '1', terminator: '', status: 'invalid' });
+  it.each<[string, Partial<DigitsReport>, ReturnType<typeof digitsResult>]>([
+    [
+      'trace d1, 123#: success with the digits and the terminator',
+      { digits: '123', readResult: 'success', terminatorUsed: '#', keys: [...'123#'] },
+      { digits: '123', terminator: '#', status: 'success' },
+    ],
+    [
+      'trace d2, no input: timeout',
+      { readResult: 'failure' },
+      { digits: '', terminator: '', status: 'timeout' },
+    ],
+    [
+      '1# with min_digits 3 (read_result failure, partial digits, no _invalid): invalid',
+      { digits: '1', readResult: 'failure', terminatorUsed: '#', keys: ['1', '#'] },
+      { digits: '1', terminator: '', status: 'invalid' },
+    ],
+    [
+      'every try used up with input is max_tries, even when the last try was silent',
+      { readResult: 'failure', terminatorUsed: '#', keys: ['1', '#'], maxTries: 3 },
+      { digits: '', terminator: '', status: 'max_tries' },
+    ],
+    [
+      'enough digits then the digit timeout (read_result timeout) is success without terminator',
+      { digits: '12', readResult: 'timeout', terminatorUsed: '#', keys: [...'#12'], maxTries: 2 },
+      { digits: '12', terminator: '', status: 'success' },
+    ],
+    [
+      'max digits reached after an earlier try ended by # reports no terminator',
+      {
+        digits: '1234',
+        readResult: 'success',
+        terminatorUsed: '#',
+        keys: [...'1#1234'],
+        maxTries: 2,
+      },
+      { digits: '1234', terminator: '', status: 'success' },
+    ],
+    [
+      'min_digits 0 and a bare terminator is success with no digits',
+      { readResult: 'success', terminatorUsed: '#', keys: ['#'] },
+      { digits: '', terminator: '#', status: 'success' },
+    ],
+  ])('%s', (_what, fields, collected) => {
+    expect(digitsResult(report(fields))).toEqual(collected);
   });
 
   it('a bare terminator with min_digits 1 is input, not a timeout', () => {
     const r = report({ readResult: 'failure', terminatorUsed: '#', keys: ['#'] });
     expect(digitsResult(r)).toMatchObject({ digits: '', status: 'invalid' });
-  });
-
-  it('every try used up with input is max_tries, even when the last try was silent', () => {
-    const r = report({ readResult: 'failure', terminatorUsed: '#', keys: ['1', '#'], maxTries: 3 });
-    expect(digitsResult(r)).toEqual({ digits: '', terminator: '', status: 'max_tries' });
-  });
-
-  it('enough digits then the digit timeout (read_result timeout) is success without terminator', () => {
-    const r = report({
-      digits: '12',
-      readResult: 'timeout',
-      terminatorUsed: '#',
-      keys: ['#', '1', '2'],
-      maxTries: 2,
-    });
-    expect(digitsResult(r)).toEqual({ digits: '12', terminator: '', status: 'success' });
-  });
-
-  it('max digits reached after an earlier try ended by # reports no terminator', () => {
-    const r = report({
-      digits: '1234',
-      readResult: 'success',
-      terminatorUsed: '#',
-      keys: [...'1#1234'],
-      maxTries: 2,
-    });
-    expect(digitsResult(r)).toEqual({ digits: '1234', terminator: '', status: 'success' });
-  });
-
-  it('min_digits 0 and a bare terminator is success with no digits', () => {
-    const r = report({ readResult: 'success', terminatorUsed: '#', keys: ['#'] });
-    expect(digitsResult(r)).toEqual({ digits: '', terminator: '#', status: 'success' });
   });
 });

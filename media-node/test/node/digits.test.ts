@@ -6,12 +6,8 @@ const did = '0733330000';
 
 const prompt = (ms = 400) => `${audio.base}/tone${ms}ms.wav`;
 
-const eventOf = (session: string, event: string, commandUid: string, timeoutMs = 5000) =>
-  stack.events.waitFor(
-    (e) => e.session_uuid === session && e.event === event && e.command_uid === commandUid,
-    timeoutMs,
-    `${event} of ${commandUid}`,
-  );
+const eventOf = (session: string, event: string, commandUid: string, timeoutMs?: number) =>
+  stack.events.ofCommand(session, event, commandUid, timeoutMs);
 
 async function collect(call: Call, uid: string, body: Record<string, unknown>): Promise<void> {
   const res = await stack.command(tenant, call.session, 'play_and_get_digits', {

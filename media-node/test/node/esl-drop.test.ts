@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { inboundCall } from './calls.js';
+import { fastSweeper } from './harness.js';
 import { useStack, useTenant } from './use-stack.js';
 
 const did = '0737654321';
@@ -20,7 +21,7 @@ async function outage(during: () => Promise<void> = async () => undefined): Prom
 
 const stack = useStack({
   viaProxy: true,
-  nodeEnv: { ORPHAN_TIMEOUT_MS: '300', SWEEP_INTERVAL_MS: '100' },
+  nodeEnv: fastSweeper(300),
 });
 const tenant = useTenant(stack, { dids: [did] });
 

@@ -76,9 +76,25 @@ export class EventLog {
     );
   }
 
+  /** Waits for event `name` of a session's command `commandUid`. */
+  ofCommand(session: string, name: string, commandUid: string, timeoutMs = 5000): Promise<Ev> {
+    return this.waitFor(
+      (e) => e.session_uuid === session && e.event === name && e.command_uid === commandUid,
+      timeoutMs,
+      `${name} of ${commandUid}`,
+    );
+  }
+
   /** Every event of a session so far, in stream order. */
   session(session: string): Ev[] {
     return this.all.filter((e) => e.session_uuid === session);
+  }
+
+  /** Whether a session has had event `name` so far (for command `commandUid`, when given). */
+  has(session: string, name: string, commandUid?: string): boolean {
+    return this.session(session).some(
+      (e) => e.event === name && (commandUid === undefined || e.command_uid === commandUid),
+    );
   }
 
   async close(): Promise<void> {
@@ -293,6 +309,18 @@ export const TEST_NODE_ENV: Record<string, string> = {
   METRICS_PORT: '0',
   PLAYBACK_CACHE_DIR: TEST_MEDIA_DIR,
 };
+
+/** A node that beats every `intervalMs` and is taken for dead `ttlMs` after its last beat. */
+export const heartbeats = (intervalMs: number, ttlMs: number): Record<string, string> => ({
+  HEARTBEAT_INTERVAL_MS: String(intervalMs),
+  HEARTBEAT_TTL_MS: String(ttlMs),
+});
+
+/** A sweeper that looks every 100 ms and ends a dead node's sessions after `orphanTimeoutMs`. */
+export const fastSweeper = (orphanTimeoutMs: number): Record<string, string> => ({
+  SWEEP_INTERVAL_MS: '100',
+  ORPHAN_TIMEOUT_MS: String(orphanTimeoutMs),
+});
 
 export interface StackOptions {
   /** Environment of every media node of the stack, over TEST_NODE_ENV. */

@@ -3,6 +3,7 @@
 // Its pending command gets its one real command.result, its call no synthetic call.hangup.
 import { describe, expect, it } from 'vitest';
 import { answeredCall } from './calls.js';
+import { fastSweeper, heartbeats } from './harness.js';
 import { useAudio, useStack, useTenant } from './use-stack.js';
 
 const did = '0735552468';
@@ -10,10 +11,8 @@ const stack = useStack({
   nodeEnv: {
     // Beats far apart, so a re-announcement on reconnect is told apart from the next beat;
     // sessions of a dead node would be ended at once.
-    HEARTBEAT_INTERVAL_MS: '2000',
-    HEARTBEAT_TTL_MS: '5000',
-    SWEEP_INTERVAL_MS: '100',
-    ORPHAN_TIMEOUT_MS: '0',
+    ...heartbeats(2000, 5000),
+    ...fastSweeper(0),
   },
 });
 const tenant = useTenant(stack, { dids: [did] });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mobile } from './harness.js';
-import { inboundCall } from './calls.js';
+import { answeredCall, inboundCall } from './calls.js';
 import { useStack, useTenant } from './use-stack.js';
 
 const did = '0731234567';
@@ -77,15 +77,13 @@ describe.concurrent('inbound calls', () => {
       success: false,
     });
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
-    expect(stack.events.session(session).some((e) => e.event === 'call.answered')).toBe(false);
+    expect(stack.events.has(session, 'call.answered')).toBe(false);
     await stack.command(tenant, session, 'hangup');
     await stack.events.of(session, 'call.hangup');
   });
 
   it('hangup gives command.result at once, then call.hangup completed with its duration', async () => {
-    const { session } = await inboundCall(stack, did);
-    await stack.command(tenant, session, 'answer');
-    await stack.events.of(session, 'command.result');
+    const { session } = await answeredCall(stack, tenant, did);
     const res = await stack.command(tenant, session, 'hangup', { command_uid: 'bye-1' });
     expect(res.status).toBe(202);
     const hangup = await stack.events.of(session, 'call.hangup');

@@ -7,7 +7,7 @@ import { NODE_LOST } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatcherEnv, useReceiver } from '../../../api/test/dispatcher-helpers.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
-import { mobile, SimControl } from './harness.js';
+import { fastSweeper, heartbeats, mobile, SimControl } from './harness.js';
 import { useAudio, useStack, useTenant } from './use-stack.js';
 import { startNodeProcess, type LoggedProcess } from './processes.js';
 
@@ -19,7 +19,7 @@ let sim: Simulator;
 const processes: LoggedProcess[] = [];
 
 // The stack's in-process node is the survivor whose sweeper answers for the dead one.
-const stack = useStack({ nodeEnv: { ORPHAN_TIMEOUT_MS: '1500', SWEEP_INTERVAL_MS: '100' } });
+const stack = useStack({ nodeEnv: fastSweeper(1500) });
 
 const receiver = useReceiver();
 beforeAll(async () => {
@@ -48,8 +48,7 @@ async function victimNode(name: string): Promise<{ process: LoggedProcess; prefi
     NODE_NAME: name,
     FS_ESL_PORT: String(sim.eslPort),
     // Time enough after the kill for the api to accept commands for the dead node.
-    HEARTBEAT_INTERVAL_MS: '300',
-    HEARTBEAT_TTL_MS: '3000',
+    ...heartbeats(300, 3000),
   });
   processes.push(victim);
   const ready = await victim.waitFor((l) => l.msg === 'media node ready');

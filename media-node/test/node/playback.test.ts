@@ -9,11 +9,7 @@ const tone = (ms: number, tag = '') => `${audio.base}/tone${ms}ms${tag ? `-${tag
 
 /** The event of a session with this name and command_uid. */
 const eventOf = (session: string, event: string, commandUid: string, timeoutMs = 4000) =>
-  stack.events.waitFor(
-    (e) => e.session_uuid === session && e.event === event && e.command_uid === commandUid,
-    timeoutMs,
-    `${event} of ${commandUid}`,
-  );
+  stack.events.ofCommand(session, event, commandUid, timeoutMs);
 
 async function play(session: string, uid: string, body: Record<string, unknown>): Promise<void> {
   const res = await stack.commandAfterCooldown(tenant, session, 'playback/start', {
@@ -60,7 +56,7 @@ describe.concurrent('playback', () => {
       file_path: bad,
     });
     expect(await eventOf(session, 'command.result', 'p404')).toMatchObject({ success: false });
-    expect(stack.events.session(session).some((e) => e.event === 'playback.started')).toBe(false);
+    expect(stack.events.has(session, 'playback.started')).toBe(false);
   });
 
   it('several URLs play one after another as one playback', async () => {
@@ -97,11 +93,7 @@ describe.concurrent('playback', () => {
       success: true,
     });
     expect((await eventOf(session, 'playback.stopped', 'long')).offset_ms).toBeLessThan(1000);
-    expect(
-      stack.events
-        .session(session)
-        .some((e) => e.event === 'playback.stopped' && e.command_uid === 'halt'),
-    ).toBe(false);
+    expect(stack.events.has(session, 'playback.stopped', 'halt')).toBe(false);
   });
 
   it('pause holds the playback and resume continues it; a second pause is a no-op', async () => {
@@ -184,7 +176,7 @@ describe.concurrent('playback', () => {
       success: false,
     });
     await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(stack.events.session(session).some((e) => e.event === 'playback.started')).toBe(false);
+    expect(stack.events.has(session, 'playback.started')).toBe(false);
   });
 
   it('silence stops the current playback and runs until hangup, then playback.stopped', async () => {

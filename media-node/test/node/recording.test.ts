@@ -85,12 +85,8 @@ async function command(session: string, name: string, body?: unknown) {
   return { ...res, sentAt };
 }
 
-const eventOf = (session: string, event: string, commandUid: string, timeoutMs = 5000) =>
-  stack.events.waitFor(
-    (e) => e.session_uuid === session && e.event === event && e.command_uid === commandUid,
-    timeoutMs,
-    `${event} of ${commandUid}`,
-  );
+const eventOf = (session: string, event: string, commandUid: string, timeoutMs?: number) =>
+  stack.events.ofCommand(session, event, commandUid, timeoutMs);
 
 async function startRecording(session: string, uid: string): Promise<Ev> {
   expect((await command(session, 'record/start', { command_uid: uid })).status).toBe(202);
@@ -246,9 +242,7 @@ for (const mode of ['file', 'stream'] as const) {
           success: false,
           error: 'Session is not recording',
         });
-        expect(stack.events.session(session).some((e) => e.event === 'recording.completed')).toBe(
-          false,
-        );
+        expect(stack.events.has(session, 'recording.completed')).toBe(false);
       });
 
       it('a hangup while recording finalises the file and publishes recording.completed before call.hangup', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answeredCall, inboundCall, request } from './calls.js';
+import { fastSweeper } from './harness.js';
 import { useStack, useTenant } from './use-stack.js';
 
 const did = '0735550000';
@@ -8,8 +9,7 @@ const stack = useStack({
   nodeEnv: {
     COMMAND_CLAIM_IDLE_MS: '200',
     COMMAND_CLAIM_INTERVAL_MS: '100',
-    ORPHAN_TIMEOUT_MS: '500',
-    SWEEP_INTERVAL_MS: '100',
+    ...fastSweeper(500),
   },
 });
 const tenant = useTenant(stack, { dids: [did] });

@@ -7,13 +7,13 @@ import { NODE_LOST } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatcherEnv, useReceiver } from '../../../api/test/dispatcher-helpers.js';
 import { startSimulator, type Simulator } from '../../sim/index.js';
-import { mobile, SimControl } from './harness.js';
+import { fastSweeper, mobile, SimControl } from './harness.js';
 import { startNodeProcess, type LoggedProcess } from './processes.js';
 import { useAudio, useStack, useTenant } from './use-stack.js';
 
 const did = '0735551357';
 const HOOK = 'lonely-app';
-const TIMINGS = { HEARTBEAT_TTL_MS: '3000', ORPHAN_TIMEOUT_MS: '1500', SWEEP_INTERVAL_MS: '100' };
+const TIMINGS = { HEARTBEAT_TTL_MS: '3000', ...fastSweeper(1500) };
 
 let dispatcher: Dispatcher;
 let sim: Simulator;

@@ -14,6 +14,12 @@ interface Entry {
   readonly tries: readonly string[];
 }
 
+/** What FreeSWITCH reads back for a variable it never set. */
+const UNDEF = '_undef_';
+
+/** What an entry leaves in the four variables pagd() reads back. */
+type Left = [pagd: string, pagd_invalid: string, read_result: string, read_terminator_used: string];
+
 /** Runs play_and_get_digits on a fresh call and returns the variables FreeSWITCH leaves. */
 async function pagd(entry: Entry): Promise<Record<string, string>> {
   const uuid = randomUUID();
@@ -52,66 +58,48 @@ async function playing(uuid: string, file: string, count: number): Promise<void>
 }
 
 describe('play_and_get_digits variables', () => {
-  it('a complete entry: digits without the terminator, read_result success', async () => {
-    expect(await pagd({ spec: '1 4 1 3000 #', tries: ['123#'] })).toEqual({
-      pagd: '123',
-      pagd_invalid: '_undef_',
-      read_result: 'success',
-      read_terminator_used: '#',
-    });
-  });
-
-  it('too few digits: read_result failure, the partial digits kept, no _invalid', async () => {
-    expect(await pagd({ spec: '3 4 1 3000 #', tries: ['1#'] })).toEqual({
-      pagd: '1',
-      pagd_invalid: '_undef_',
-      read_result: 'failure',
-      read_terminator_used: '#',
-    });
-  });
-
-  it('a key that is not a terminator is a digit: the entry runs to the digit timeout', async () => {
-    expect(await pagd({ spec: '3 3 1 3000 #', tries: ['1*'] })).toEqual({
-      pagd: '1*',
-      pagd_invalid: '_undef_',
-      read_result: 'failure',
-      read_terminator_used: '_undef_',
-    });
-  });
-
-  it('enough digits then silence: read_result timeout, and the entry counts', async () => {
-    expect(await pagd({ spec: '1 4 1 3000 #', tries: ['12'] })).toEqual({
-      pagd: '12',
-      pagd_invalid: '_undef_',
-      read_result: 'timeout',
-      read_terminator_used: '_undef_',
-    });
-  });
-
-  it('no input: read_result failure and nothing else', async () => {
-    expect(await pagd({ spec: '1 4 1 1000 #', tries: [''] })).toEqual({
-      pagd: '_undef_',
-      pagd_invalid: '_undef_',
-      read_result: 'failure',
-      read_terminator_used: '_undef_',
-    });
-  });
-
-  it('tries exhausted: the last try is what the variables show', async () => {
-    expect(await pagd({ spec: '3 4 2 3000 #', tries: ['1#', '25#'] })).toEqual({
-      pagd: '25',
-      pagd_invalid: '_undef_',
-      read_result: 'failure',
-      read_terminator_used: '#',
-    });
-  });
-
-  it('only a completed read failing the regexp sets _invalid (and read_result stays success)', async () => {
-    expect(await pagd({ spec: '2 4 1 3000 #', regexp: '^1\\d+$', tries: ['55#'] })).toEqual({
-      pagd: '_undef_',
-      pagd_invalid: '55',
-      read_result: 'success',
-      read_terminator_used: '#',
+  it.each<[string, Entry, Left]>([
+    [
+      'a complete entry: digits without the terminator, read_result success',
+      { spec: '1 4 1 3000 #', tries: ['123#'] },
+      ['123', UNDEF, 'success', '#'],
+    ],
+    [
+      'too few digits: read_result failure, the partial digits kept, no _invalid',
+      { spec: '3 4 1 3000 #', tries: ['1#'] },
+      ['1', UNDEF, 'failure', '#'],
+    ],
+    [
+      'a key that is not a terminator is a digit: the entry runs to the digit timeout',
+      { spec: '3 3 1 3000 #', tries: ['1*'] },
+      ['1*', UNDEF, 'failure', UNDEF],
+    ],
+    [
+      'enough digits then silence: read_result timeout, and the entry counts',
+      { spec: '1 4 1 3000 #', tries: ['12'] },
+      ['12', UNDEF, 'timeout', UNDEF],
+    ],
+    [
+      'no input: read_result failure and nothing else',
+      { spec: '1 4 1 1000 #', tries: [''] },
+      [UNDEF, UNDEF, 'failure', UNDEF],
+    ],
+    [
+      'tries exhausted: the last try is what the variables show',
+      { spec: '3 4 2 3000 #', tries: ['1#', '25#'] },
+      ['25', UNDEF, 'failure', '#'],
+    ],
+    [
+      'only a completed read failing the regexp sets _invalid (and read_result stays success)',
+      { spec: '2 4 1 3000 #', regexp: '^1\\d+$', tries: ['55#'] },
+      [UNDEF, '55', 'success', '#'],
+    ],
+  ])('%s', async (_what, entry, [value, invalid, result, terminator]) => {
+    expect(await pagd(entry)).toEqual({
+      pagd: value,
+      pagd_invalid: invalid,
+      read_result: result,
+      read_terminator_used: terminator,
     });
   });
 });

@@ -6,8 +6,15 @@ import { join } from 'node:path';
 import { fsUrlEncode, frameEvent, type FsEvent } from '../../sim/esl/event.js';
 import { startTestSimulator } from './helpers.js';
 
-/** A raw socket reader: collects bytes and waits for a substring. */
-function raw(port: number): { sock: Socket; until(s: string): Promise<string> } {
+/**
+ * A raw socket reader: collects bytes and waits for a substring (`until`), or writes a request
+ * and waits for a substring of its reply (`ask`); both resolve with everything read so far.
+ */
+function raw(port: number): {
+  sock: Socket;
+  until(s: string): Promise<string>;
+  ask(request: string, reply: string): Promise<string>;
+} {
   const sock = connect(port, '127.0.0.1');
   let buf = '';
   const waiters: Array<() => void> = [];
@@ -15,13 +22,18 @@ function raw(port: number): { sock: Socket; until(s: string): Promise<string> } 
     buf += d.toString('utf8');
     waiters.splice(0).forEach((w) => w());
   });
+  const until = (s: string) =>
+    new Promise<string>((resolve) => {
+      const check = () => (buf.includes(s) ? resolve(buf) : waiters.push(check));
+      check();
+    });
   return {
     sock,
-    until: (s) =>
-      new Promise((resolve) => {
-        const check = () => (buf.includes(s) ? resolve(buf) : waiters.push(check));
-        check();
-      }),
+    until,
+    ask: (request, reply) => {
+      sock.write(request);
+      return until(reply);
+    },
   };
 }
 
@@ -76,24 +88,21 @@ describe('wire format', () => {
     const sim = await startTestSimulator();
     const c = raw(sim.eslPort);
     expect(await c.until('\n\n')).toBe('Content-Type: auth/request\n\n');
-    c.sock.write('api status\n\n');
-    await c.until('-ERR command not found');
-    c.sock.write('auth ClueCon\n\n');
-    await c.until('Reply-Text: +OK accepted\n\n');
-    c.sock.write('event json BACKGROUND_JOB\n\n');
-    await c.until('+OK event listener enabled json\n\n');
-    c.sock.write('bgapi status\nJob-UUID: 11111111-2222-3333-4444-555555555555\n\n');
-    const out = await c.until('"_body"');
+    await c.ask('api status\n\n', '-ERR command not found');
+    await c.ask('auth ClueCon\n\n', 'Reply-Text: +OK accepted\n\n');
+    await c.ask('event json BACKGROUND_JOB\n\n', '+OK event listener enabled json\n\n');
+    const out = await c.ask(
+      'bgapi status\nJob-UUID: 11111111-2222-3333-4444-555555555555\n\n',
+      '"_body"',
+    );
     expect(out).toContain(
       'Content-Type: command/reply\nReply-Text: +OK Job-UUID: 11111111-2222-3333-4444-555555555555\nJob-UUID: 11111111-2222-3333-4444-555555555555\n\n',
     );
     expect(out).toMatch(
       /Content-Length: \d+\nContent-Type: text\/event-json\n\n\{"Event-Name":"BACKGROUND_JOB"/,
     );
-    c.sock.write('linger\n\n');
-    await c.until('-ERR not controlling a session');
-    c.sock.write('exit\n\n');
-    const bye = await c.until('cluecon.com/\n');
+    await c.ask('linger\n\n', '-ERR not controlling a session');
+    const bye = await c.ask('exit\n\n', 'cluecon.com/\n');
     expect(bye).toContain(
       'Reply-Text: +OK bye\n\nContent-Type: text/disconnect-notice\nContent-Length: 67\n\nDisconnected, goodbye.\nSee you at ClueCon! http://www.cluecon.com/\n',
     );
@@ -106,8 +115,7 @@ describe('wire format', () => {
     const c = raw(sim.eslPort);
     await c.until('auth/request');
     const closed = new Promise<void>((r) => c.sock.on('close', () => r()));
-    c.sock.write('auth nope\n\n');
-    expect(await c.until('-ERR invalid')).toContain('Reply-Text: -ERR invalid\n\n');
+    expect(await c.ask('auth nope\n\n', '-ERR invalid')).toContain('Reply-Text: -ERR invalid\n\n');
     await closed;
     await sim.close();
   });
