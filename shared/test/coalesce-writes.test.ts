@@ -3,6 +3,7 @@ import { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createRedis } from '../src/index.js';
+import { atEndOfTurn } from '../src/net/end-of-turn.js';
 
 // What a socket hands the kernel: one _write (one chunk) or one _writev (several) per syscall.
 const handleWrite = vi.spyOn(Socket.prototype, '_write');
@@ -56,6 +57,25 @@ describe('createRedis connections', () => {
     expect(replies).toEqual([1, 2, 3, 4, 5]);
     expect(on(handleWrite, socket) - writes).toBe(0);
     expect(on(handleWritev, socket) - writevs).toBe(1);
+    await redis.del(key);
+  });
+
+  it('sends what the end of a turn writes (a batch flushed there) in that turn, not the next', async () => {
+    // An uncork of its own setImmediate, scheduled from the check phase, would wait for the next
+    // loop iteration: after the immediate below, and after the next poll's callbacks.
+    const socket = redis.stream;
+    const key = `coalesce:${randomUUID()}`;
+    const sent = () => on(handleWrite, socket) + on(handleWritev, socket);
+    const before = sent();
+    let reply: Promise<number> | undefined;
+    const sentThisTurn = await new Promise<number>((resolve) => {
+      atEndOfTurn(() => {
+        setImmediate(() => resolve(sent() - before));
+        reply = redis.incr(key);
+      });
+    });
+    expect(sentThisTurn).toBe(1);
+    expect(await reply).toBe(1);
     await redis.del(key);
   });
 });

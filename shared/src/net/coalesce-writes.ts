@@ -1,10 +1,11 @@
 import type { Socket } from 'node:net';
+import { atEndOfTurn } from './end-of-turn.js';
 
 const coalesced = new WeakSet<Socket>();
 
 /**
  * Makes every write to `socket` made in one turn of the event loop leave together: the socket is
- * corked at the turn's first write and uncorked in the turn's check phase (setImmediate), and
+ * corked at the turn's first write and uncorked in the turn's check phase (atEndOfTurn), and
  * Node hands the turn's writes to the kernel in one writev. A turn is every I/O callback of one
  * poll and the promise chains they start: under load that is dozens of commands, where
  * process.nextTick would flush after the first callback's synchronous part and let each later
@@ -28,7 +29,7 @@ export function coalesceWrites(socket: Socket): void {
     if (!corked) {
       corked = true;
       socket.cork();
-      setImmediate(uncork);
+      atEndOfTurn(uncork);
     }
     return write(...args);
   }) as Socket['write'];

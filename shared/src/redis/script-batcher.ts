@@ -1,3 +1,4 @@
+import { atEndOfTurn } from '../net/end-of-turn.js';
 import type { ScriptName } from './lua/index.js';
 import type { ScriptArg, ScriptRun } from './script-spec.js';
 import type { LuaScripts } from './scripts.js';
@@ -24,7 +25,7 @@ interface Waiter {
  * Coalesces the calls made in one turn of the event loop into one run of a batch script. Under
  * load, the requests parsed in one poll phase share one round trip, one socket write and one
  * script run, where each used to pay for its own; Redis runs the calls one after the other
- * as if each were alone. A call waits at most until the poll phase ends (setImmediate), so an
+ * as if each were alone. A call waits at most until the poll phase ends (atEndOfTurn), so an
  * idle server adds no latency worth measuring. If the script call fails, every call in the
  * batch fails with its error.
  */
@@ -49,7 +50,7 @@ export class ScriptBatcher<N extends ScriptName> {
       if (this.waiters.length >= maxCalls) this.flush();
       else if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(this.flushScheduled);
+        atEndOfTurn(this.flushScheduled);
       }
     });
   }
