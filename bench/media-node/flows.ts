@@ -49,7 +49,14 @@ export async function gatewayCall(
   const t1 = performance.now();
   record('new', t1 - t0);
   const answered = later(gw.events.once(`call.answered:${id}`));
-  await gw.http.expect(202, 'POST', `/api/v1/sessions/${id}/commands/answer`, app.headers);
+  const sent = monotonicMs();
+  const reply = await gw.http.expect(
+    202,
+    'POST',
+    `/api/v1/sessions/${id}/commands/answer`,
+    app.headers,
+  );
+  hopTrace.mark(String(reply.operation_id), 'bench.sent', sent);
   await answered;
   const t2 = performance.now();
   record('answer', t2 - t1);

@@ -38,8 +38,11 @@ export async function collectHops(gw: Gateway): Promise<HopMarks> {
   return merged;
 }
 
-/** Table rows: p50 / p99 of each hop over the operations stamped at every hop. */
-export function hopRows(marks: HopMarks, raw: TaskLoadResult, title: string): Cell[][] {
+/**
+ * Table rows: p50 / p99 of each hop over the operations stamped at every hop; `raw`, the bare
+ * socket's commands, fills the baseline column of the hops it also has.
+ */
+export function hopRows(marks: HopMarks, raw: TaskLoadResult | undefined, title: string): Cell[][] {
   const complete = Object.values(marks).filter((m) => HOPS.every(({ hop }) => hop in m));
   const rows: Cell[][] = [[`${title} (${complete.length} sampled)`, '', '', '']];
   for (let i = 1; i < HOPS.length; i++) {
@@ -48,7 +51,7 @@ export function hopRows(marks: HopMarks, raw: TaskLoadResult, title: string): Ce
     const samples = new LatencySamples(complete.length);
     for (const m of complete) samples.add(m[hop]! - m[from]!);
     const [p50 = Number.NaN, p99 = Number.NaN] = samples.percentiles(0.5, 0.99);
-    const bare = baseline ? stepPercentiles(raw, baseline) : undefined;
+    const bare = baseline && raw ? stepPercentiles(raw, baseline) : undefined;
     rows.push([
       `  ${label} p50 / p99 ms`,
       `${ms(p50)} / ${ms(p99)}`,

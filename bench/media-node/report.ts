@@ -1,3 +1,4 @@
+import type { HopMarks } from '@voicegw/shared';
 import { count, mib, ms, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
 import type { Cell, ChartBar, Check, ScenarioResult } from '../lib/scenario.js';
@@ -18,6 +19,8 @@ export interface MediaNodeFigures {
   readonly rawCalls: Measured;
   readonly rawCommands: CommandsMeasured;
   readonly calls: Measured;
+  /** The hop stamps of the `answer` commands of the calls at maximum (warm-up included). */
+  readonly callHops: HopMarks;
   readonly commands: CommandsMeasured;
   readonly ramp: Ramp;
   /** Calls that did not come up while the command measurements opened theirs. */
@@ -64,7 +67,7 @@ export function mediaNodeReport(options: BenchOptions, f: MediaNodeFigures): Sce
   return {
     columns: ['measurement', 'gateway', 'simulator alone', 'gateway / simulator'],
     rows: [
-      ...callRows(options.connections, f.calls, f.rawCalls),
+      ...callRows(options.connections, f.calls, f.rawCalls, f.callHops),
       ...commandRows(options.connections, f.commands, f.rawCommands),
       ...sessionRows(options.sessions, f.ramp, sustained, heap),
       ['failed calls and commands', count(failed.gateway), count(failed.baseline), ''],
@@ -98,7 +101,12 @@ function failedCounts(f: MediaNodeFigures): Failed {
   };
 }
 
-function callRows(connections: number, calls: Measured, rawCalls: Measured): Cell[][] {
+function callRows(
+  connections: number,
+  calls: Measured,
+  rawCalls: Measured,
+  hops: HopMarks,
+): Cell[][] {
   return [
     [
       `inbound calls/s, ${connections} at once (placed, answered, hung up)`,
@@ -118,6 +126,7 @@ function callRows(connections: number, calls: Measured, rawCalls: Measured): Cel
       pair(rawCalls.load, 'answer'),
       '',
     ],
+    ...hopRows(hops, undefined, "at max: where answer's time goes"),
     [
       'hangup → call.hangup p50 / p99 ms',
       pair(calls.load, 'hangup'),

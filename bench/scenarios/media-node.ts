@@ -66,9 +66,11 @@ export const mediaNode: Scenario = {
       await inParallel(ramp.live, options.connections, (call) => gatewayHangup(gw, call));
 
       log(`gateway: inbound calls, ${options.connections} at once, ${options.durationSec} s`);
+      await collectHops(gw); // the ramp's
       const calls = await measureMax(stack, options, (r) =>
         gatewayCall(gw, stack.control, nextApp(), r),
       );
+      const callHops = await collectHops(gw);
       log(`gateway: ${COMMAND_CALLS} live sessions, then commands`);
       const opened = await inParallel(
         Array.from({ length: COMMAND_CALLS }),
@@ -87,6 +89,7 @@ export const mediaNode: Scenario = {
         rawCalls,
         rawCommands,
         calls,
+        callHops,
         commands,
         ramp,
         openFailures: { gateway: opened, baseline: rawOpened },
