@@ -14,6 +14,7 @@ import type { Rooms } from './conference/rooms.js';
 import type { MediaCache } from './media/cache.js';
 import type { NodeMetrics } from './metrics.js';
 import type { Recorder } from './recording/recorder.js';
+import type { DidRoutes } from './session/did-routes.js';
 import type { SessionRegistry } from './session/registry.js';
 
 /** What the parts of a media node share: built once in node.ts, passed to sessions and commands. */
@@ -30,6 +31,8 @@ export interface NodeContext extends ClusterContext {
   readonly esl: EslClient;
   readonly router: EventRouter;
   readonly sessions: SessionRegistry;
+  /** The DID map as last read, for admitting inbound calls in one round trip. */
+  readonly didRoutes: DidRoutes;
   readonly metrics: NodeMetrics;
   /** Audio fetched over HTTP for playback, as local files FreeSWITCH can play. */
   readonly media: MediaCache;

@@ -32,6 +32,7 @@ import { NodeMetrics } from './metrics.js';
 import { Recorder } from './recording/recorder.js';
 import { acceptInbound, inboundFromPark } from './session/inbound.js';
 import { SessionRegistry } from './session/registry.js';
+import { DidRoutes } from './session/did-routes.js';
 import { resync } from './session/resync.js';
 import { answerExpired } from './stream/command-failure.js';
 import { CommandConsumer } from './stream/consumer.js';
@@ -78,6 +79,7 @@ class Runtime implements NodeContext {
   dialTarget: DialTarget = { usable: true };
   readonly router = new EventRouter();
   readonly sessions = new SessionRegistry();
+  readonly didRoutes = new DidRoutes();
   readonly metrics = new NodeMetrics();
   readonly esl: EslClient;
   readonly media: MediaCache;

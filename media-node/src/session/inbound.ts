@@ -1,4 +1,12 @@
-import { addSession, eventArgs, execAll, sessionId, type EventPayload } from '@voicegw/shared';
+import {
+  eventArgs,
+  lua,
+  LuaScripts,
+  ScriptCode,
+  sessionFields,
+  sessionId,
+  type EventPayload,
+} from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import { Channel, ChannelState } from './channel.js';
@@ -37,9 +45,9 @@ const REFUSED = 'SWITCH_CONGESTION';
 /**
  * Takes an inbound call: the app comes from `voicegw_app_id`, else from the DID map, else the
  * call is rejected (CALL_REJECTED); while draining or full it is refused (SWITCH_CONGESTION, so
- * the carrier tries elsewhere). The session hash is written, then call.new is published before
- * any command can reach the session. The channel is claimed at once, so its later events wait
- * for the session instead of being lost.
+ * the carrier tries elsewhere). The session, its indexes and call.new are written in one script
+ * run before any command can reach the session. The channel is claimed at once, so its later
+ * events wait for the session instead of being lost.
  */
 export function acceptInbound(node: NodeContext, call: InboundCall): void {
   if (node.router.owner(call.uuid)) return;
@@ -59,69 +67,130 @@ async function admit(node: NodeContext, call: InboundCall, channel: Channel): Pr
     return refuse(node, channel, REFUSED, 'refused');
   }
   const id = sessionId(node.prefix, call.uuid);
-  const { keys } = node;
-  const [routed, ended] = await Promise.all([
-    call.appIdVariable ? Promise.resolve(null) : node.redis.hget(keys.didRoutes(), call.did),
+  // The dialplan's app, else the DID map as this node last read it (checked by the script),
+  // else the map itself.
+  let appId = call.appIdVariable ?? node.didRoutes.get(call.did) ?? (await lookUpRoute(node, call));
+  for (let attempt = 1; ; attempt++) {
+    if (!appId) {
+      node.log.info({ uuid: call.uuid, did: call.did }, 'no app for this DID; call rejected');
+      return refuse(node, channel, REJECTED, 'rejected');
+    }
+    const outcome = await take(
+      node,
+      call,
+      channel,
+      new Session(node, channel, {
+        id,
+        appId,
+        direction: 'inbound',
+        callerId: call.callerId,
+        did: call.did,
+      }),
+    );
+    if (outcome === 'admitted') break;
     // A call this node lost track of and that was already reported over (an orphan).
-    node.redis.hexists(keys.session(id), 'ended_at'),
-  ]);
-  if (ended === 1) return refuse(node, channel, 'NORMAL_CLEARING', 'refused');
-  const appId = call.appIdVariable ?? routed ?? undefined;
-  if (!appId) {
-    node.log.info({ uuid: call.uuid, did: call.did }, 'no app for this DID; call rejected');
-    return refuse(node, channel, REJECTED, 'rejected');
+    if (outcome === 'ended') return refuse(node, channel, 'NORMAL_CLEARING', 'refused');
+    // The DID moved to another app (or to none) since this node last read the map.
+    node.didRoutes.learn(call.did, outcome.routedTo || undefined);
+    if (attempt === 2) throw new Error(`the route of DID ${call.did} changed during admission`);
+    appId = outcome.routedTo;
   }
+  node.metrics.inboundCalls.inc({ outcome: 'accepted' });
+  channel.release();
+}
 
-  const session = new Session(node, channel, {
-    id,
-    appId,
-    direction: 'inbound',
-    callerId: call.callerId,
-    did: call.did,
-  });
-  // Registered before its hash exists, so that no command can find the session missing: the
-  // api takes commands for it only once the transaction below wrote its hash and call.new, and
-  // whatever arrives meanwhile queues behind that transaction.
+async function lookUpRoute(node: NodeContext, call: InboundCall): Promise<string | undefined> {
+  const appId = (await node.redis.hget(node.keys.didRoutes(), call.did)) ?? undefined;
+  node.didRoutes.learn(call.did, appId);
+  return appId;
+}
+
+type Admission = 'admitted' | 'ended' | { readonly routedTo: string };
+
+/**
+ * Takes the call for `session`'s app, or leaves nothing behind. The session is registered
+ * before its hash exists, so that no command can find it missing: the api takes commands for
+ * it only once the script below wrote its hash and call.new, and whatever arrives meanwhile
+ * queues behind the script.
+ */
+async function take(
+  node: NodeContext,
+  call: InboundCall,
+  channel: Channel,
+  session: Session,
+): Promise<Admission> {
   node.sessions.add(session);
+  let outcome: Admission;
   try {
-    await session.serial(() => recordInbound(node, session, call, channel.answeredAt));
+    outcome = await session.serial(() => recordInbound(node, session, call, channel.answeredAt));
   } catch (err) {
     node.sessions.remove(session);
     throw err;
   }
-  node.metrics.inboundCalls.inc({ outcome: 'accepted' });
+  if (outcome !== 'admitted') {
+    node.sessions.remove(session);
+    return outcome;
+  }
   watchSession(session);
   session.log.info({ caller_id: call.callerId, did: call.did }, 'inbound call');
-  channel.release();
+  return outcome;
 }
 
 /**
  * The session's hash, its place in the node's and the app's indexes, and its call.new (with
- * call.answered when it was answered before we took it) in one transaction: one round trip, and
- * no session without its events or events without their session.
+ * call.answered when it was answered before we took it), in one script run with the checks
+ * that decide whether the call is the app's to take: one round trip, and no session without its
+ * events or events without their session. Run once: while Redis is away an inbound call is
+ * refused (the carrier tries elsewhere), not held.
  */
 async function recordInbound(
   node: NodeContext,
   session: Session,
   call: InboundCall,
   answeredAt: number | undefined,
-): Promise<void> {
+): Promise<Admission> {
   const { keys } = node;
-  const transaction = addSession(node.redis.multi(), keys, session.id, {
+  const fields = sessionFields({
     app_id: session.appId,
     node: node.prefix,
     direction: 'inbound',
     caller_id: call.callerId,
     did: call.did,
     ...(answeredAt === undefined ? {} : { answered_at: answeredAt }),
-  }).sadd(keys.nodeSessions(node.prefix), session.id);
+  });
   const events: EventPayload[] = [
     { event: 'call.new', session_uuid: session.id, caller_id: call.callerId, did: call.did },
   ];
   if (call.answered) events.push({ event: 'call.answered', session_uuid: session.id });
-  for (const event of events)
-    transaction.xadd(keys.events(), '*', ...eventArgs(session.appId, event));
-  await execAll(transaction);
+  const reply = await new LuaScripts(node.redis).run(
+    lua.admitInbound(
+      {
+        session: keys.session(session.id),
+        didRoutes: keys.didRoutes(),
+        liveSessions: keys.appSessions(session.appId, 'live', 'inbound'),
+        nodeSessions: keys.nodeSessions(node.prefix),
+        events: keys.events(),
+      },
+      {
+        did: call.did,
+        appId: session.appId,
+        routed: call.appIdVariable === undefined ? '1' : '0',
+        createdAt: fields.created_at ?? '',
+        sessionId: session.id,
+        fieldCount: 2 * Object.keys(fields).length,
+        fieldsThenEvents: [
+          ...Object.entries(fields).flat(),
+          ...events.flatMap((event) => eventArgs(session.appId, event)),
+        ],
+      },
+    ),
+  );
+  if (reply === 0) return 'admitted';
+  if (reply === ScriptCode.SESSION_ENDED) return 'ended';
+  if (Array.isArray(reply) && reply[0] === ScriptCode.DID_ROUTE_CHANGED) {
+    return { routedTo: String(reply[1] ?? '') };
+  }
+  throw new Error(`admitInbound answered ${JSON.stringify(reply)}`);
 }
 
 async function refuse(

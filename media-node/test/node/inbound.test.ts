@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mobile } from './harness.js';
+import { ADMIN_KEY, mobile } from './harness.js';
 import { answeredCall, inboundCall } from './calls.js';
 import { useStack, useTenant } from './use-stack.js';
 
@@ -32,6 +32,44 @@ describe.concurrent('inbound calls', () => {
     const event = await stack.events.of(sessionOf(uuid), 'call.new');
     expect(event.app_id).toBe(other.appId);
   });
+
+  // Alone: its last call is rejected, which the test below counts on the same node.
+  it.sequential(
+    'a DID moved to another app takes its next call there, though the node had read the old route',
+    async () => {
+      const moved = '0737777777';
+      const first = await stack.tenant({ dids: [moved] });
+      const before = await stack.control.call(moved, mobile());
+      expect((await stack.events.of(sessionOf(before), 'call.new')).app_id).toBe(first.appId);
+
+      const admin = async (method: 'PUT' | 'DELETE', url: string, body?: string[]) => {
+        const res = await stack.api.inject({
+          method,
+          url: `/admin/apps/${url}`,
+          headers: { 'x-admin-api-key': ADMIN_KEY, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+        });
+        expect(res.statusCode).toBe(200);
+      };
+      const second = await stack.tenant();
+      await admin('DELETE', `${first.appId}/dids/${moved}`);
+      await admin('PUT', `${second.appId}/dids`, [moved]);
+      const after = await stack.control.call(moved, mobile());
+      const event = await stack.events.of(sessionOf(after), 'call.new');
+      expect(event.app_id).toBe(second.appId);
+      expect(await stack.redis.hget(stack.keys.session(sessionOf(after)), 'app_id')).toBe(
+        second.appId,
+      );
+
+      // Released by every app, it routes nowhere: the next call is rejected, not taken.
+      await admin('DELETE', `${second.appId}/dids/${moved}`);
+      const unrouted = await stack.control.call(moved, mobile());
+      await expect
+        .poll(async () => (await stack.control.calls()).some((c) => c.uuid === unrouted))
+        .toBe(false);
+      expect(stack.events.session(sessionOf(unrouted))).toEqual([]);
+    },
+  );
 
   it('a call to a DID no app owns is rejected with CALL_REJECTED and no event', async () => {
     const before = await rejectedCount();

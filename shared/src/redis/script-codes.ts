@@ -40,6 +40,10 @@ export const ScriptCode = {
   NODE_ALIVE: -23,
   /** The lane head is no longer the one the caller read. */
   LANE_HEAD_CHANGED: -24,
+  /** The session was reported over already (a call its node lost track of). */
+  SESSION_ENDED: -25,
+  /** The DID routes to another app than the caller expected; the value is that app ('' for none). */
+  DID_ROUTE_CHANGED: -26,
 } as const;
 
 export type ScriptCodeName = keyof typeof ScriptCode;

@@ -1,4 +1,5 @@
 import { addCallerIds } from './addCallerIds.js';
+import { admitInbound } from './admitInbound.js';
 import { answerCommand } from './answerCommand.js';
 import { claimDids } from './claimDids.js';
 import { conferenceMember } from './conferenceMember.js';
@@ -30,6 +31,7 @@ import { webhookFailed } from './webhookFailed.js';
  */
 export const SCRIPT_BUILDERS = {
   addCallerIds,
+  admitInbound,
   answerCommand,
   claimDids,
   conferenceMember,
