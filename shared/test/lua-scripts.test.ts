@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { lua, LuaScripts, RedisKeys } from '../src/index.js';
+import { lua, LuaScripts, RedisKeys, ScriptCode } from '../src/index.js';
 
 /** How the scripts travel: EVALSHA, EVAL after NOSCRIPT, arguments and replies byte-exact. */
 const keys = new RedisKeys(`scripts-${randomUUID().slice(0, 8)}`);
@@ -89,5 +89,83 @@ describe('LuaScripts', () => {
     await expect(
       scripts.run(lua.updateSession({ session: key }, { fields: ['lonely'] })),
     ).rejects.toThrow(/wrong number of args/i);
+  });
+});
+
+describe('admitInbound-5.lua', () => {
+  const did = '0731234567';
+  const admit = (sessionId: string, appId: string, routed: '0' | '1') => {
+    const fields = { app_id: appId, created_at: '1700000000000', did };
+    return scripts.run(
+      lua.admitInbound(
+        {
+          session: keys.session(sessionId),
+          didRoutes: keys.didRoutes(),
+          liveSessions: keys.appSessions(appId, 'live', 'inbound'),
+          nodeSessions: keys.nodeSessions('abcde'),
+          events: keys.events(),
+        },
+        {
+          did,
+          appId,
+          routed,
+          createdAt: fields.created_at,
+          sessionId,
+          fieldCount: 6,
+          fieldsThenEvents: [
+            ...Object.entries(fields).flat(),
+            ...['a', appId, 'b', `{"event":"call.new","session_uuid":"${sessionId}"}`],
+          ],
+        },
+      ),
+    );
+  };
+  /** What an admission leaves behind: the hash, the two index entries, the events. */
+  const traces = async (sessionId: string, appId: string) => ({
+    hash: await redis.hgetall(keys.session(sessionId)),
+    live: await redis.zscore(keys.appSessions(appId, 'live', 'inbound'), sessionId),
+    node: await redis.sismember(keys.nodeSessions('abcde'), sessionId),
+    events: (await redis.xrange(keys.events(), '-', '+'))
+      .map(([, fields]) => fields[3] ?? '')
+      .filter((body) => body.includes(sessionId)),
+  });
+
+  it('admits a call whose DID routes to the app: hash, indexes and call.new together', async () => {
+    await redis.hset(keys.didRoutes(), did, 'app_a');
+    const id = `abcde-${randomUUID()}`;
+    expect(await admit(id, 'app_a', '1')).toBe(0);
+    expect(await traces(id, 'app_a')).toEqual({
+      hash: { app_id: 'app_a', created_at: '1700000000000', did },
+      live: '1700000000000',
+      node: 1,
+      events: [`{"event":"call.new","session_uuid":"${id}"}`],
+    });
+  });
+
+  it('answers the app the DID routes to now ("" for none) and writes nothing', async () => {
+    await redis.hset(keys.didRoutes(), did, 'app_b');
+    const moved = `abcde-${randomUUID()}`;
+    expect(await admit(moved, 'app_a', '1')).toEqual([ScriptCode.DID_ROUTE_CHANGED, 'app_b']);
+    await redis.hdel(keys.didRoutes(), did);
+    const unrouted = `abcde-${randomUUID()}`;
+    expect(await admit(unrouted, 'app_a', '1')).toEqual([ScriptCode.DID_ROUTE_CHANGED, '']);
+    for (const id of [moved, unrouted]) {
+      expect(await traces(id, 'app_a')).toEqual({ hash: {}, live: null, node: 0, events: [] });
+    }
+    // The dialplan named the app: the DID map is not asked.
+    const named = `abcde-${randomUUID()}`;
+    expect(await admit(named, 'app_a', '0')).toBe(0);
+  });
+
+  it('refuses a session reported over already, and writes nothing', async () => {
+    const id = `abcde-${randomUUID()}`;
+    await redis.hset(keys.session(id), 'ended_at', '1700000000001');
+    expect(await admit(id, 'app_a', '0')).toBe(ScriptCode.SESSION_ENDED);
+    expect(await traces(id, 'app_a')).toEqual({
+      hash: { ended_at: '1700000000001' },
+      live: null,
+      node: 0,
+      events: [],
+    });
   });
 });
