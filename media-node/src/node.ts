@@ -132,11 +132,13 @@ export async function startMediaNode(
   const base =
     options.logger ??
     createLogger({ name: 'media-node', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
+  // A turn of the node carries the events and commands of many calls: they leave together.
   const redis = createRedis(config.REDIS_URL, {
     name: 'media-node',
     commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    flush: 'turn',
   });
-  const blocking = createRedis(config.REDIS_URL, { name: 'media-node:commands' });
+  const blocking = createRedis(config.REDIS_URL, { name: 'media-node:commands', flush: 'turn' });
   for (const connection of [redis, blocking])
     connection.on('error', (err) => base.warn({ err }, 'redis connection error'));
   // What the node owes (events, command results, their acknowledgements) waits through a Redis

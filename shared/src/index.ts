@@ -3,7 +3,7 @@ export { createLogger, REDACTED_PATHS } from './logger.js';
 export { background, settledWithin } from './async/background.js';
 export { closeOnSignals, exitWhenClosed } from './async/shutdown.js';
 export { hopTrace, monotonicMs } from './hop-trace.js';
-export { coalesceWrites } from './net/coalesce-writes.js';
+export { coalesceWrites, type WriteFlush } from './net/coalesce-writes.js';
 export type { HopMarks } from './hop-trace.js';
 export type { Logger, LoggerSettings } from './logger.js';
 export { spawnRedis, freePort, stopChild } from './dev/redis-server.js';

@@ -9,22 +9,25 @@ import { atEndOfTurn } from '../src/net/end-of-turn.js';
 const handleWrite = vi.spyOn(Socket.prototype, '_write');
 const handleWritev = vi.spyOn(Socket.prototype, '_writev');
 const setNoDelay = vi.spyOn(Socket.prototype, 'setNoDelay');
+/** Flushed at the end of each turn (the media node's), and after each callback (the default). */
 let redis: Redis;
+let byCallback: Redis;
 
 /** How many times the spy ran on this socket. */
 const on = (spy: { mock: { contexts: unknown[] } }, socket: Socket): number =>
   spy.mock.contexts.filter((context) => context === socket).length;
 
 beforeAll(async () => {
-  redis = createRedis(inject('redisUrl'), { name: 'coalesce-test' });
-  await redis.ping();
+  redis = createRedis(inject('redisUrl'), { name: 'coalesce-test', flush: 'turn' });
+  byCallback = createRedis(inject('redisUrl'), { name: 'coalesce-test:callback' });
+  await Promise.all([redis.ping(), byCallback.ping()]);
 });
 afterAll(async () => {
-  await redis.quit();
+  await Promise.all([redis.quit(), byCallback.quit()]);
   vi.restoreAllMocks();
 });
 
-describe('createRedis connections', () => {
+describe('createRedis connections flushed by turn', () => {
   it('have Nagle off (ioredis noDelay) and send the commands of one turn in one write', async () => {
     const socket = redis.stream;
     expect(setNoDelay.mock.calls.filter((_, i) => setNoDelay.mock.contexts[i] === socket)).toEqual([
@@ -77,5 +80,32 @@ describe('createRedis connections', () => {
     expect(sentThisTurn).toBe(1);
     expect(await reply).toBe(1);
     await redis.del(key);
+  });
+});
+
+describe('createRedis connections flushed by callback (the default)', () => {
+  it('send the commands of one callback in one write, and those of separate callbacks apart', async () => {
+    const socket = byCallback.stream;
+    const key = `coalesce:${randomUUID()}`;
+    const sent = () => on(handleWrite, socket) + on(handleWritev, socket);
+    const before = sent();
+    expect(await Promise.all(Array.from({ length: 20 }, () => byCallback.incr(key)))).toHaveLength(
+      20,
+    );
+    expect(sent() - before).toBe(1);
+
+    const between = sent();
+    const replies = await new Promise<Promise<number>[]>((resolve) => {
+      const issued: Promise<number>[] = [];
+      for (let i = 0; i < 5; i++) {
+        setTimeout(() => {
+          issued.push(byCallback.incr(key));
+          if (issued.length === 5) resolve(issued);
+        }, 0);
+      }
+    }).then((issued) => Promise.all(issued));
+    expect(replies).toEqual([21, 22, 23, 24, 25]);
+    expect(sent() - between).toBe(5);
+    await byCallback.del(key);
   });
 });

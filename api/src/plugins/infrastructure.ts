@@ -34,9 +34,11 @@ export interface InfrastructureOptions {
  */
 export default fp<InfrastructureOptions>(
   async (app, { config }) => {
+    // The commands of a turn's requests leave together, with their ScriptBatcher run.
     const redis = createRedis(config.REDIS_URL, {
       name: 'api',
       commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+      flush: 'turn',
     });
     // ioredis reconnects by itself; log instead of crashing on an unhandled 'error' event.
     redis.on('error', (err) => app.log.warn({ err }, 'redis connection error'));

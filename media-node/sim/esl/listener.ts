@@ -36,7 +36,7 @@ export class Listener implements EventSink {
     socket.setNoDelay(true);
     // The events and replies of one turn leave in one write: the bytes are FreeSWITCH's, the
     // simulator's CPU per event is not, and it shares the machine with what is measured.
-    coalesceWrites(socket);
+    coalesceWrites(socket, 'turn');
     socket.on('data', (chunk: Buffer) => {
       for (const cmd of this.parser.push(chunk)) {
         this.chain = this.chain

@@ -15,7 +15,7 @@ export function sendWholeRequests(conn: ModeslConnection): void {
   const socket = conn.socket;
   if (!socket) return;
   socket.setNoDelay(true);
-  coalesceWrites(socket);
+  coalesceWrites(socket, 'turn');
   conn.send = (command, headers) => {
     let request = `${command}\n`;
     if (headers) for (const name of Object.keys(headers)) request += `${name}: ${headers[name]}\n`;

@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { coalesceWrites } from '../net/coalesce-writes.js';
+import { coalesceWrites, type WriteFlush } from '../net/coalesce-writes.js';
 
 export interface RedisClientOptions {
   /** Connection name shown by CLIENT LIST, e.g. `api`, `api:sub`. */
@@ -9,13 +9,16 @@ export interface RedisClientOptions {
    * Leave unset for connections that issue blocking reads (XREADGROUP BLOCK, SUBSCRIBE).
    */
   readonly commandTimeoutMs?: number;
+  /** When the commands gathered on the connection leave (see WriteFlush); `callback` by default. */
+  readonly flush?: WriteFlush;
 }
 
 /**
  * One policy for every connection: reconnect forever with capped back-off, but fail queued
  * commands after one reconnect attempt, so callers answer 5xx quickly rather than hang. ioredis
- * turns Nagle off (its `noDelay` defaults to true), so the commands of one event-loop turn are
- * coalesced into one write (see coalesceWrites) on every socket of the connection's life.
+ * turns Nagle off (its `noDelay` defaults to true), so the commands of one callback (or one
+ * event-loop turn) are coalesced into one write (see coalesceWrites) on every socket of the
+ * connection's life.
  */
 export function createRedis(url: string, options: RedisClientOptions): Redis {
   const settings: RedisOptions = {
@@ -25,6 +28,6 @@ export function createRedis(url: string, options: RedisClientOptions): Redis {
     ...(options.commandTimeoutMs ? { commandTimeout: options.commandTimeoutMs } : {}),
   };
   const redis = new Redis(url, settings);
-  redis.on('connect', () => coalesceWrites(redis.stream));
+  redis.on('connect', () => coalesceWrites(redis.stream, options.flush ?? 'callback'));
   return redis;
 }
