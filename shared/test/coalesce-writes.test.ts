@@ -17,6 +17,22 @@ let byCallback: Redis;
 const on = (spy: { mock: { contexts: unknown[] } }, socket: Socket): number =>
   spy.mock.contexts.filter((context) => context === socket).length;
 
+/**
+ * One INCR from each of `n` timers due together: they run in one timers phase, each a callback
+ * of its own, as the socket reads of one poll are. Resolves with the replies.
+ */
+function incrFromTimers(connection: Redis, key: string, n: number): Promise<number[]> {
+  return new Promise<Promise<number>[]>((resolve) => {
+    const issued: Promise<number>[] = [];
+    for (let i = 0; i < n; i++) {
+      setTimeout(() => {
+        issued.push(connection.incr(key));
+        if (issued.length === n) resolve(issued);
+      }, 0);
+    }
+  }).then((issued) => Promise.all(issued));
+}
+
 beforeAll(async () => {
   redis = createRedis(inject('redisUrl'), { name: 'coalesce-test', flush: 'turn' });
   byCallback = createRedis(inject('redisUrl'), { name: 'coalesce-test:callback' });
@@ -43,21 +59,11 @@ describe('createRedis connections flushed by turn', () => {
   });
 
   it('sends what separate callbacks of one turn write in one write, not one write each', async () => {
-    // Five timers due together run in one timers phase, each a callback of its own, as the
-    // socket reads of one poll are: a flush after each callback (process.nextTick) made five.
+    // A flush after each callback (process.nextTick) makes five: see the last test.
     const socket = redis.stream;
     const key = `coalesce:${randomUUID()}`;
     const [writes, writevs] = [on(handleWrite, socket), on(handleWritev, socket)];
-    const replies = await new Promise<Promise<number>[]>((resolve) => {
-      const sent: Promise<number>[] = [];
-      for (let i = 0; i < 5; i++) {
-        setTimeout(() => {
-          sent.push(redis.incr(key));
-          if (sent.length === 5) resolve(sent);
-        }, 0);
-      }
-    }).then((sent) => Promise.all(sent));
-    expect(replies).toEqual([1, 2, 3, 4, 5]);
+    expect(await incrFromTimers(redis, key, 5)).toEqual([1, 2, 3, 4, 5]);
     expect(on(handleWrite, socket) - writes).toBe(0);
     expect(on(handleWritev, socket) - writevs).toBe(1);
     await redis.del(key);
@@ -95,16 +101,7 @@ describe('createRedis connections flushed by callback (the default)', () => {
     expect(sent() - before).toBe(1);
 
     const between = sent();
-    const replies = await new Promise<Promise<number>[]>((resolve) => {
-      const issued: Promise<number>[] = [];
-      for (let i = 0; i < 5; i++) {
-        setTimeout(() => {
-          issued.push(byCallback.incr(key));
-          if (issued.length === 5) resolve(issued);
-        }, 0);
-      }
-    }).then((issued) => Promise.all(issued));
-    expect(replies).toEqual([21, 22, 23, 24, 25]);
+    expect(await incrFromTimers(byCallback, key, 5)).toEqual([21, 22, 23, 24, 25]);
     expect(sent() - between).toBe(5);
     await byCallback.del(key);
   });
