@@ -83,7 +83,6 @@ export { RedisKeys } from './redis/keys.js';
 export { compareStreamIds, toRecord } from './redis/stream-ids.js';
 export type { SessionDirection, SessionIndexState } from './redis/keys.js';
 export { createRedis } from './redis/client.js';
-export { execAll } from './redis/transaction.js';
 export type { RedisClientOptions } from './redis/client.js';
 export { LuaScripts } from './redis/scripts.js';
 export { untilWritten, writeOnce, isRedisUnavailable, RedisWriteAbandoned } from './redis/retry.js';

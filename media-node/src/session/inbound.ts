@@ -1,7 +1,6 @@
 import {
   eventArgs,
   lua,
-  LuaScripts,
   ScriptCode,
   sessionFields,
   sessionId,
@@ -162,7 +161,7 @@ async function recordInbound(
     { event: 'call.new', session_uuid: session.id, caller_id: call.callerId, did: call.did },
   ];
   if (call.answered) events.push({ event: 'call.answered', session_uuid: session.id });
-  const reply = await new LuaScripts(node.redis).run(
+  const reply = await node.scripts.runOnce(
     lua.admitInbound(
       {
         session: keys.session(session.id),

@@ -81,9 +81,4 @@ export class Session {
   async publish<N extends EventName>(payload: EventPayload<N>): Promise<void> {
     await this.node.events.publish(this.appId, payload, this.metadata);
   }
-
-  /** Publishes several of this session's events in one step, in order (all or none). */
-  async publishInOrder(payloads: readonly EventPayload[]): Promise<void> {
-    await this.node.events.publishInOrder(this.appId, payloads, this.metadata);
-  }
 }

@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { newEventId } from '../ids.js';
 import type { RedisKeys } from '../redis/keys.js';
-import { execAll } from '../redis/transaction.js';
 import { writeOnce, type UntilWritten } from '../redis/retry.js';
 import type { EventEnvelope } from './envelope.js';
 import type { EventName } from './names.js';
@@ -14,15 +13,6 @@ export interface EventPublisher {
     payload: EventPayload<N>,
     metadata?: Record<string, unknown>,
   ): Promise<EventEnvelope<N>>;
-  /**
-   * Appends several events of one app in one step, in the order given: all or none, so a retry
-   * can never let a later one overtake an earlier one, and one round trip instead of one each.
-   */
-  publishInOrder(
-    appId: string,
-    payloads: readonly EventPayload[],
-    metadata?: Record<string, unknown>,
-  ): Promise<void>;
 }
 
 /**
@@ -91,19 +81,5 @@ export class RedisStreamPublisher implements EventPublisher {
     const fields = entryFields(event);
     await this.retry(payload.event, () => this.redis.xadd(this.keys.events(), '*', ...fields));
     return event;
-  }
-
-  async publishInOrder(
-    appId: string,
-    payloads: readonly EventPayload[],
-    metadata?: Record<string, unknown>,
-  ): Promise<void> {
-    const entries = payloads.map((payload) => entryFields(envelope(appId, payload, metadata)));
-    const what = payloads.map((payload) => payload.event).join(', ');
-    await this.retry(what, async () => {
-      const multi = this.redis.multi();
-      for (const fields of entries) multi.xadd(this.keys.events(), '*', ...fields);
-      await execAll(multi);
-    });
   }
 }

@@ -73,7 +73,11 @@ export class LuaScripts {
     return this.retry(call.name, () => this.runOnce(call));
   }
 
-  private async runOnce({ name, keys, args }: ScriptRun<ScriptName>): Promise<unknown> {
+  /**
+   * One try, whatever this instance's `retry`: for work that is refused rather than held while
+   * Redis is away (an inbound call the carrier can take elsewhere).
+   */
+  async runOnce({ name, keys, args }: ScriptRun<ScriptName>): Promise<unknown> {
     const script = scriptFile(name);
     if (script.keys !== undefined && script.keys !== keys.length) {
       throw new Error(`script ${name} takes ${script.keys} keys, got ${keys.length}`);
