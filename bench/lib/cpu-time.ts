@@ -28,3 +28,25 @@ export function processCpuMs(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/** How long a thread has waited, runnable, for a CPU, and how many times it was given one. */
+export interface RunQueueWait {
+  readonly waitMs: number;
+  readonly runs: number;
+}
+
+/**
+ * The run-queue wait of a process's main thread (its event loop) so far, from
+ * `/proc/<pid>/task/<pid>/schedstat` (Linux); undefined where there is no such file. When more
+ * processes are busy than there are cores, every message between processes waits this long per
+ * wake-up before its receiver runs, on top of the receiver's work: the part of a hop's time that
+ * is the machine's, not the program's.
+ */
+export function runQueueWait(pid: number): RunQueueWait | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ');
+    return { waitMs: Number(fields[1]) / 1e6, runs: Number(fields[2]) };
+  } catch {
+    return undefined;
+  }
+}

@@ -9,6 +9,11 @@ export async function redisCpuMs(redis: Redis): Promise<number> {
   return (field(info, 'used_cpu_user') + field(info, 'used_cpu_sys')) * 1000;
 }
 
+/** The redis-server's process id. */
+export async function redisPid(redis: Redis): Promise<number> {
+  return field(await redis.info('server'), 'process_id');
+}
+
 /** Bytes of memory Redis holds for data (`used_memory`). */
 export async function redisUsedMemory(redis: Redis): Promise<number> {
   return field(await redis.info('memory'), 'used_memory');

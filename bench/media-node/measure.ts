@@ -4,7 +4,14 @@ import { redisUsedMemory } from '../lib/redis-info.js';
 import { closedTasks, pacedTasks, type Recorder, type TaskLoadResult } from '../lib/task-load.js';
 import type { MemoryReply } from '../servers/protocol.js';
 import { gatewayCall, gatewayCommand, inParallel, type LiveCall } from './flows.js';
-import { cpuPerOp, type CpuSnapshot, type Gateway, type MediaStack } from './stack.js';
+import {
+  cpuPerOp,
+  waitPerRun,
+  type CpuSnapshot,
+  type Gateway,
+  type MediaStack,
+  type PerProcess,
+} from './stack.js';
 
 /** Commands per second of the latency probe: a moderate load, the same for both sides. */
 export const PROBE_RATE = 100;
@@ -15,6 +22,8 @@ export interface Measured {
   readonly load: TaskLoadResult;
   /** CPU per completed task (µs) of each process. */
   readonly cpu: CpuSnapshot;
+  /** Mean wait for a CPU per wake-up (µs) of each process's event loop. */
+  readonly cpuWait: PerProcess<number>;
 }
 
 type Task = (record: Recorder) => Promise<unknown>;
@@ -26,9 +35,13 @@ export async function measureMax(
   task: Task,
 ): Promise<Measured> {
   await closedTasks(options.connections, options.warmupSec, task);
-  const before = await stack.cpu();
+  const [before, waitsBefore] = [await stack.cpu(), stack.waits()];
   const load = await closedTasks(options.connections, options.durationSec, task);
-  return { load, cpu: cpuPerOp(before, await stack.cpu(), load.completed) };
+  return {
+    load,
+    cpu: cpuPerOp(before, await stack.cpu(), load.completed),
+    cpuWait: waitPerRun(waitsBefore, stack.waits()),
+  };
 }
 
 /** Round robin over live calls. */

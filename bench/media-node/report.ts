@@ -54,6 +54,18 @@ function cpuRows(what: string, gw: Measured, raw: Measured): Cell[][] {
       ratio(gw.cpu.simulator / raw.cpu.simulator),
     ],
     [`CPU per ${what} µs: load generator`, us(gw.cpu.generator), us(raw.cpu.generator), ''],
+    [
+      'wait for a CPU per wake-up µs: media node / api / redis',
+      [gw.cpuWait.node, gw.cpuWait.api, gw.cpuWait.redis].map(us).join(' / '),
+      '—',
+      '',
+    ],
+    [
+      'wait for a CPU per wake-up µs: simulator / load generator',
+      `${us(gw.cpuWait.simulator)} / ${us(gw.cpuWait.generator)}`,
+      `${us(raw.cpuWait.simulator)} / ${us(raw.cpuWait.generator)}`,
+      '',
+    ],
   ];
 }
 
@@ -289,6 +301,9 @@ function notes(f: MediaNodeFigures): string[] {
       `sustained steps (RSS moves in pages and arenas: only the heap figure is exact)`,
     `CPU per call or command: user + system time of each process during the maximum-throughput ` +
       `run, divided by what completed; it depends far less than rates on what else runs`,
+    `wait for a CPU per wake-up: how long each process's event loop, woken (a message, a timer), ` +
+      `waited on average for a core during the same run (Linux schedstat); every hop between ` +
+      `processes pays it once, so it is the share of the hop rows that is the machine's`,
     ...(failedNotes.length > 0 ? [`first failures: ${failedNotes.slice(0, 3).join(' | ')}`] : []),
   ];
 }

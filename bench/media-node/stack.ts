@@ -6,7 +6,8 @@ import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { EventWatcher } from '../lib/event-watcher.js';
 import { JsonClient } from '../lib/http-json.js';
 import type { BenchOptions } from '../lib/options.js';
-import { redisCpuMs } from '../lib/redis-info.js';
+import { runQueueWait, type RunQueueWait } from '../lib/cpu-time.js';
+import { redisCpuMs, redisPid } from '../lib/redis-info.js';
 import { HOP_SAMPLE } from '../servers/protocol.js';
 
 const KEY_PREFIX = 'benchmn';
@@ -28,14 +29,20 @@ export interface Gateway {
   readonly events: EventWatcher;
 }
 
-/** CPU time used so far by each process of the stack (ms); NaN for one not running. */
-export interface CpuSnapshot {
-  readonly simulator: number;
-  readonly node: number;
-  readonly api: number;
-  readonly redis: number;
-  readonly generator: number;
+/** One figure for each process of the stack. */
+export interface PerProcess<T> {
+  readonly simulator: T;
+  readonly node: T;
+  readonly api: T;
+  readonly redis: T;
+  readonly generator: T;
 }
+
+/** CPU time used so far by each process of the stack (ms); NaN for one not running. */
+export type CpuSnapshot = PerProcess<number>;
+
+/** Each process's run-queue wait so far; undefined for one not running. */
+export type WaitSnapshot = PerProcess<RunQueueWait | undefined>;
 
 /**
  * Redis (AOF everysec, as in production) and the simulator first: the baselines run against
@@ -50,6 +57,7 @@ export class MediaStack {
   private constructor(
     private readonly redisServer: SpawnedRedis,
     readonly redis: Redis,
+    private readonly redisPid: number,
     readonly sim: ChildServer,
     readonly control: JsonClient,
     private readonly options: BenchOptions,
@@ -64,9 +72,11 @@ export class MediaStack {
       cpuProfileDir: options.cpuProfileDir,
       execArgv: ['--expose-gc'],
     });
+    const redis = new Redis(redisServer.url);
     return new MediaStack(
       redisServer,
-      new Redis(redisServer.url),
+      redis,
+      await redisPid(redis),
       sim,
       new JsonClient(sim.origin),
       options,
@@ -151,6 +161,16 @@ export class MediaStack {
     };
   }
 
+  waits(): WaitSnapshot {
+    return {
+      simulator: runQueueWait(this.sim.pid),
+      node: this.gateway && runQueueWait(this.gateway.node.pid),
+      api: this.gateway && runQueueWait(this.gateway.api.pid),
+      redis: runQueueWait(this.redisPid),
+      generator: runQueueWait(process.pid),
+    };
+  }
+
   async redisVersion(): Promise<string> {
     return /^redis_version:(\S+)/m.exec(await this.redis.info('server'))?.[1] ?? 'unknown';
   }
@@ -163,6 +183,21 @@ export class MediaStack {
     this.redis.disconnect();
     await this.redisServer.stop();
   }
+}
+
+/** Mean wait for a CPU per wake-up (µs) of each process between two snapshots; NaN if unknown. */
+export function waitPerRun(before: WaitSnapshot, after: WaitSnapshot): PerProcess<number> {
+  const per = (k: keyof WaitSnapshot): number => {
+    const [a, b] = [before[k], after[k]];
+    return a && b ? ((b.waitMs - a.waitMs) * 1000) / (b.runs - a.runs) : Number.NaN;
+  };
+  return {
+    simulator: per('simulator'),
+    node: per('node'),
+    api: per('api'),
+    redis: per('redis'),
+    generator: per('generator'),
+  };
 }
 
 /** CPU per operation (µs) of each process between two snapshots. */

@@ -1,0 +1,21 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runQueueWait } from '../lib/cpu-time.js';
+
+describe.skipIf(!existsSync(`/proc/${process.pid}/task/${process.pid}/schedstat`))(
+  'runQueueWait',
+  () => {
+    it('counts each wake-up of the event loop, and its wait never shrinks', async () => {
+      const before = runQueueWait(process.pid);
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 3));
+      const after = runQueueWait(process.pid);
+      expect(before).toBeDefined();
+      expect(after!.runs - before!.runs).toBeGreaterThanOrEqual(5);
+      expect(after!.waitMs).toBeGreaterThanOrEqual(before!.waitMs);
+    });
+
+    it('is undefined for a process that does not exist', () => {
+      expect(runQueueWait(2 ** 22 + 1)).toBeUndefined();
+    });
+  },
+);
