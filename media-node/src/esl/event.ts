@@ -1,29 +1,44 @@
 /**
- * One FreeSWITCH event as the event socket delivers it (`event json`): every header value a
- * string, an optional body (BACKGROUND_JOB results, api replies carried as events).
+ * One FreeSWITCH event as the event socket delivers it (`event json`): its headers as the JSON
+ * object came (a multi-valued header is an array there), and an optional body (BACKGROUND_JOB
+ * results, api replies carried as events). A header is read as text, a multi-valued one as its
+ * values joined with commas; the conversion happens on read, as a handler reads a few of the
+ * hundred or more headers an event carries.
  */
 export class FsEvent {
+  private text: Readonly<Record<string, string>> | undefined;
+
   constructor(
-    readonly headers: Readonly<Record<string, string>>,
+    private readonly fields: Readonly<Record<string, unknown>>,
     readonly body = '',
   ) {}
 
+  /** Every header as text. */
+  get headers(): Readonly<Record<string, string>> {
+    this.text ??= Object.fromEntries(
+      Object.keys(this.fields).map((name) => [name, this.header(name) ?? '']),
+    );
+    return this.text;
+  }
+
   get name(): string {
-    return this.headers['Event-Name'] ?? '';
+    return this.header('Event-Name') ?? '';
   }
 
   /** The channel the event is about; absent on API, HEARTBEAT, BACKGROUND_JOB... */
   get uuid(): string | undefined {
-    return this.headers['Unique-ID'];
+    return this.header('Unique-ID');
   }
 
   header(name: string): string | undefined {
-    return this.headers[name];
+    const value = this.fields[name];
+    if (typeof value === 'string' || value === undefined) return value;
+    return Array.isArray(value) ? value.join(',') : JSON.stringify(value);
   }
 
   /** A channel variable, sent as the `variable_<name>` header. */
   variable(name: string): string | undefined {
-    return this.headers[`variable_${name}`];
+    return this.header(`variable_${name}`);
   }
 }
 

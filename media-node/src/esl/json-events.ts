@@ -19,20 +19,16 @@ export function takeJsonEvents(conn: ModeslConnection, onEvent: (event: FsEvent)
       parseEvent(headers, body);
       return;
     }
-    let fields: Record<string, string> & { _body?: string };
+    let fields: Record<string, unknown>;
     try {
-      fields = JSON.parse(body) as Record<string, string>;
+      fields = JSON.parse(body) as Record<string, unknown>;
     } catch (err) {
       parser.emit('error', err);
       return;
     }
     const eventBody = fields._body;
     if (eventBody !== undefined) delete fields._body;
-    // FreeSWITCH sends a multi-valued header as a JSON array; it was (and stays) its String().
-    for (const name in fields) {
-      const value: unknown = fields[name];
-      if (typeof value !== 'string') fields[name] = String(value);
-    }
-    onEvent(new FsEvent(fields, eventBody));
+    // A multi-valued header arrives as a JSON array; FsEvent reads it as text when it is read.
+    onEvent(new FsEvent(fields, typeof eventBody === 'string' ? eventBody : undefined));
   };
 }

@@ -50,6 +50,8 @@ describe('event frames', () => {
         '+OK',
       ],
     ]);
+    expect(events[0]?.header('Multi')).toBe('a,b');
+    expect(events[0]?.header('_body')).toBeUndefined();
     expect(replies).toEqual(['api/response']);
   });
 });
