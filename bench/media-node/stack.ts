@@ -187,27 +187,23 @@ export class MediaStack {
 
 /** Mean wait for a CPU per wake-up (µs) of each process between two snapshots; NaN if unknown. */
 export function waitPerRun(before: WaitSnapshot, after: WaitSnapshot): PerProcess<number> {
-  const per = (k: keyof WaitSnapshot): number => {
+  return perProcess((k) => {
     const [a, b] = [before[k], after[k]];
     return a && b ? ((b.waitMs - a.waitMs) * 1000) / (b.runs - a.runs) : Number.NaN;
-  };
-  return {
-    simulator: per('simulator'),
-    node: per('node'),
-    api: per('api'),
-    redis: per('redis'),
-    generator: per('generator'),
-  };
+  });
 }
 
 /** CPU per operation (µs) of each process between two snapshots. */
 export function cpuPerOp(before: CpuSnapshot, after: CpuSnapshot, ops: number): CpuSnapshot {
-  const per = (k: keyof CpuSnapshot): number => ((after[k] - before[k]) * 1000) / ops;
+  return perProcess((k) => ((after[k] - before[k]) * 1000) / ops);
+}
+
+function perProcess<T>(figure: (process: keyof PerProcess<T>) => T): PerProcess<T> {
   return {
-    simulator: per('simulator'),
-    node: per('node'),
-    api: per('api'),
-    redis: per('redis'),
-    generator: per('generator'),
+    simulator: figure('simulator'),
+    node: figure('node'),
+    api: figure('api'),
+    redis: figure('redis'),
+    generator: figure('generator'),
   };
 }
