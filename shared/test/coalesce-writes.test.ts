@@ -3,12 +3,17 @@ import { Socket } from 'node:net';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { createRedis } from '../src/index.js';
+import { MAX_HOLD_MS } from '../src/net/coalesce-writes.js';
 import { atEndOfTurn } from '../src/net/end-of-turn.js';
 
 // What a socket hands the kernel: one _write (one chunk) or one _writev (several) per syscall.
 const handleWrite = vi.spyOn(Socket.prototype, '_write');
 const handleWritev = vi.spyOn(Socket.prototype, '_writev');
 const setNoDelay = vi.spyOn(Socket.prototype, 'setNoDelay');
+// The clock the coalescer reads to bound how long it holds a write: only a test moves it, so a
+// slow or preempted test process does not split what the tests expect in one write.
+let clock = 0;
+vi.spyOn(performance, 'now').mockImplementation(() => clock);
 /** Flushed at the end of each turn (the media node's), and after each callback (the default). */
 let redis: Redis;
 let byCallback: Redis;
@@ -85,6 +90,28 @@ describe('createRedis connections flushed by turn', () => {
     });
     expect(sentThisTurn).toBe(1);
     expect(await reply).toBe(1);
+    await redis.del(key);
+  });
+});
+
+describe('a coalesced write', () => {
+  it('is not held longer than MAX_HOLD_MS: a later write of a busy turn takes it out', async () => {
+    const socket = redis.stream;
+    const key = `coalesce:${randomUUID()}`;
+    const sent = () => on(handleWrite, socket) + on(handleWritev, socket);
+    const before = sent();
+    const replies: Promise<number>[] = [];
+    const sentThisTurn = await new Promise<number>((resolve) => {
+      setImmediate(() => {
+        replies.push(redis.incr(key));
+        clock += MAX_HOLD_MS * 2;
+        replies.push(redis.incr(key)); // past the bound: out with the first
+        replies.push(redis.incr(key)); // held again, until the end of the turn
+        setImmediate(() => resolve(sent() - before));
+      });
+    });
+    expect(sentThisTurn).toBe(2);
+    expect(await Promise.all(replies)).toEqual([1, 2, 3]);
     await redis.del(key);
   });
 });
