@@ -104,6 +104,7 @@ describe('SIP trunk between simulators', () => {
     expect(await result).toBe(`+OK ${uuid}\n`);
     await far.api(`uuid_kill ${farUuid} USER_BUSY`);
     expect(await hangupOf(local, uuid)).toBe('USER_BUSY');
+    await local.waitEvent('CHANNEL_DESTROY', uuid);
     expect(local.sequence(uuid).slice(-4)).toEqual([
       'CHANNEL_UNPARK',
       'CHANNEL_EXECUTE_COMPLETE',
