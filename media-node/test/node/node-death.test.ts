@@ -104,7 +104,7 @@ describe('a media node killed with commands in its stream', () => {
     await receiver.until(
       () => accepted.every(({ session, uid }) => resultsOf(session, uid).length > 0),
       15_000,
-      'a command.result for every accepted command',
+      'command.result for every accepted command',
     );
     const answeredIn = Date.now() - killedAt;
     for (const session of sessions) await stack.events.of(session, 'call.hangup', 10_000);

@@ -21,12 +21,12 @@ export interface SweeperOptions {
 /**
  * The orphan sweeper, run by every media node and every dispatcher (so a gateway whose only
  * media node died still has one). Each round it observes every known node's heartbeat
- * (absence.ts decides when a missing one means dead); then one process at a time cluster-wide
- * (a Redis lock, SET NX PX) answers the commands a dead node accepted and never answered
- * (dead-commands.ts: command.result, success false), and once ORPHAN_TIMEOUT_MS have passed
- * since its last beat gives each of its sessions, and each session whose channel a resync found
- * gone that its node could not end itself, exactly one synthetic call.hangup (failed, duration
- * 0): always after the session's commands were answered. Exactly once does not rest on the
+ * (absence.ts decides when a missing one means dead); then, if it has work, one process at a
+ * time cluster-wide (a Redis lock, SET NX PX) answers the commands a dead node accepted and
+ * never answered (dead-commands.ts: command.result, success false), and once ORPHAN_TIMEOUT_MS
+ * have passed since its last beat gives each of its sessions, and each session whose channel a
+ * resync found gone that its node could not end itself, exactly one synthetic call.hangup
+ * (failed, duration 0): always after the session's commands were answered. Exactly once does not rest on the
  * lock: failDeadCommands-3.lua and endSession-6.lua each mark and publish atomically.
  */
 export class OrphanSweeper {
@@ -60,6 +60,11 @@ export class OrphanSweeper {
     try {
       const lastSeen = await this.lastSeen();
       const dead = this.absence.observe(await this.beating(lastSeen));
+      const due = Date.now() - this.options.orphanTimeoutMs;
+      // Only a process with work takes the lock: one holding it for a round with nothing to do (a
+      // dispatcher that started later and is still observing, or sweeps every 5 s against a
+      // node's 100 ms) would keep it, round after round, from the one that found the node dead.
+      if (dead.length === 0 && !(await this.anyVanishedDue(due))) return;
       const lock = await redis.set(
         keys.sweeperLock(),
         this.token,
@@ -68,7 +73,6 @@ export class OrphanSweeper {
         'NX',
       );
       if (lock === null) return;
-      const due = Date.now() - this.options.orphanTimeoutMs;
       for (const prefix of dead) await this.sweepDeadNode(prefix, lastSeen.get(prefix) ?? 0, due);
       await this.sweepVanished(due);
     } catch (err) {
@@ -122,6 +126,11 @@ export class OrphanSweeper {
     // A node with nothing left to sweep is forgotten until it beats again.
     if ((await redis.scard(keys.nodeSessions(prefix))) === 0)
       await redis.zrem(keys.nodesSeen(), prefix);
+  }
+
+  private async anyVanishedDue(due: number): Promise<boolean> {
+    const { redis, keys } = this.ctx;
+    return (await redis.zcount(keys.vanishedSessions(), '-inf', due)) > 0;
   }
 
   private async sweepVanished(due: number): Promise<void> {
