@@ -3,11 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { ClusterContext } from '../src/cluster/context.js';
-import { OrphanSweeper, type SweeperOptions } from '../src/cluster/sweeper.js';
-import { COMMAND_FIELD, COMMAND_GROUP } from '../src/index.js';
-import { RedisKeys } from '../src/redis/keys.js';
-import { LuaScripts } from '../src/redis/scripts.js';
+import {
+  type ClusterContext,
+  type SweeperOptions,
+  COMMAND_FIELD,
+  COMMAND_GROUP,
+  LuaScripts,
+  OrphanSweeper,
+  RedisKeys,
+} from '../src/index.js';
 
 const redis = new Redis(inject('redisUrl'));
 afterAll(() => redis.disconnect());
