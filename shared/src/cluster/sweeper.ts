@@ -26,8 +26,9 @@ export interface SweeperOptions {
  * never answered (dead-commands.ts: command.result, success false), and once ORPHAN_TIMEOUT_MS
  * have passed since its last beat gives each of its sessions, and each session whose channel a
  * resync found gone that its node could not end itself, exactly one synthetic call.hangup
- * (failed, duration 0): always after the session's commands were answered. Exactly once does not rest on the
- * lock: failDeadCommands-3.lua and endSession-6.lua each mark and publish atomically.
+ * (failed, duration 0): always after the session's commands were answered. Exactly once does
+ * not rest on the lock: failDeadCommands-3.lua and endSession-6.lua each mark and publish
+ * atomically.
  */
 export class OrphanSweeper {
   private timer: NodeJS.Timeout | undefined;
