@@ -31,17 +31,19 @@ function writesFrom(connection: Redis): { key: string; sent: () => number } {
 }
 
 /**
- * One INCR from each of `n` timers due together: they run in one timers phase, each a callback
- * of its own, as the socket reads of one poll are. Resolves with the replies.
+ * One INCR from each of `n` immediates queued together: they run in one check phase, each a
+ * callback of its own with the ticks and promise jobs it started drained after it, as the socket
+ * reads of one poll are. Not timers: each setTimeout reads the clock afresh, so five set in one
+ * go can fall due a millisecond apart, in two turns (1 run in 60 here). Resolves with the replies.
  */
-function incrFromTimers(connection: Redis, key: string, n: number): Promise<number[]> {
+function incrFromCallbacks(connection: Redis, key: string, n: number): Promise<number[]> {
   return new Promise<Promise<number>[]>((resolve) => {
     const issued: Promise<number>[] = [];
     for (let i = 0; i < n; i++) {
-      setTimeout(() => {
+      setImmediate(() => {
         issued.push(connection.incr(key));
         if (issued.length === n) resolve(issued);
-      }, 0);
+      });
     }
   }).then((issued) => Promise.all(issued));
 }
@@ -76,7 +78,7 @@ describe('createRedis connections flushed by turn', () => {
     const socket = redis.stream;
     const key = `coalesce:${randomUUID()}`;
     const [writes, writevs] = [on(handleWrite, socket), on(handleWritev, socket)];
-    expect(await incrFromTimers(redis, key, 5)).toEqual([1, 2, 3, 4, 5]);
+    expect(await incrFromCallbacks(redis, key, 5)).toEqual([1, 2, 3, 4, 5]);
     expect(on(handleWrite, socket) - writes).toBe(0);
     expect(on(handleWritev, socket) - writevs).toBe(1);
     await redis.del(key);
@@ -127,7 +129,7 @@ describe('createRedis connections flushed by callback (the default)', () => {
     expect(sent()).toBe(1);
 
     const between = sent();
-    expect(await incrFromTimers(byCallback, key, 5)).toEqual([21, 22, 23, 24, 25]);
+    expect(await incrFromCallbacks(byCallback, key, 5)).toEqual([21, 22, 23, 24, 25]);
     expect(sent() - between).toBe(5);
     await byCallback.del(key);
   });
