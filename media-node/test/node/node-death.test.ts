@@ -23,6 +23,8 @@ const stack = useStack({ nodeEnv: fastSweeper(1500) });
 
 const receiver = useReceiver();
 beforeAll(async () => {
+  // Its own sweep keeps the defaults (5 s rounds, 15 s TTL): still observing the dead node, it
+  // must not hold the sweeper lock against the survivor that found the node dead.
   dispatcher = await startDispatcher(dispatcherEnv(stack.redisPrefix));
 });
 afterAll(() => dispatcher.close());
