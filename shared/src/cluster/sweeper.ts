@@ -65,7 +65,8 @@ export class OrphanSweeper {
       // Only a process with work takes the lock: one holding it for a round with nothing to do (a
       // dispatcher that started later and is still observing, or sweeps every 5 s against a
       // node's 100 ms) would keep it, round after round, from the one that found the node dead.
-      if (dead.length === 0 && !(await this.anyVanishedDue(due))) return;
+      const vanished = await redis.zrangebyscore(keys.vanishedSessions(), '-inf', due);
+      if (dead.length === 0 && vanished.length === 0) return;
       const lock = await redis.set(
         keys.sweeperLock(),
         this.token,
@@ -75,7 +76,7 @@ export class OrphanSweeper {
       );
       if (lock === null) return;
       for (const prefix of dead) await this.sweepDeadNode(prefix, lastSeen.get(prefix) ?? 0, due);
-      await this.sweepVanished(due);
+      await this.sweepVanished(vanished);
     } catch (err) {
       // An observation missed breaks the run of observations a node's death is judged on.
       this.absence.reset();
@@ -129,14 +130,9 @@ export class OrphanSweeper {
       await redis.zrem(keys.nodesSeen(), prefix);
   }
 
-  private async anyVanishedDue(due: number): Promise<boolean> {
+  /** Ends the vanished sessions that are due (`ids`, read before the lock was taken). */
+  private async sweepVanished(ids: readonly string[]): Promise<void> {
     const { redis, keys } = this.ctx;
-    return (await redis.zcount(keys.vanishedSessions(), '-inf', due)) > 0;
-  }
-
-  private async sweepVanished(due: number): Promise<void> {
-    const { redis, keys } = this.ctx;
-    const ids = await redis.zrangebyscore(keys.vanishedSessions(), '-inf', due);
     for (const id of ids) {
       const owner = parseSessionId(id)?.prefix ?? '';
       if (await endOrphan(this.ctx, id, owner)) this.options.onOrphanEnded?.();
