@@ -58,10 +58,11 @@ export function coalesceWrites(socket: Socket, flush: WriteFlush): void {
       return write(...args);
     }
     const ok = write(...args);
-    if (performance.now() - heldSince > MAX_HOLD_MS) {
+    const now = performance.now();
+    if (now - heldSince > MAX_HOLD_MS) {
       // Out with what is gathered; the socket stays corked for the rest of the turn. The clock
       // restarts first, so that a write made while uncorking cannot cork the socket twice.
-      heldSince = performance.now();
+      heldSince = now;
       socket.uncork();
       socket.cork();
     }
