@@ -6,19 +6,16 @@
  * hundred or more headers an event carries.
  */
 export class FsEvent {
-  private text: Readonly<Record<string, string>> | undefined;
-
   constructor(
     private readonly fields: Readonly<Record<string, unknown>>,
     readonly body = '',
   ) {}
 
-  /** Every header as text. */
+  /** Every header as text (for logs and tests: handlers read the few they need). */
   get headers(): Readonly<Record<string, string>> {
-    this.text ??= Object.fromEntries(
+    return Object.fromEntries(
       Object.keys(this.fields).map((name) => [name, this.header(name) ?? '']),
     );
-    return this.text;
   }
 
   get name(): string {
