@@ -24,7 +24,7 @@ import type { MediaNodeConfig } from './config.js';
 import type { NodeContext } from './context.js';
 import { EslClient } from './esl/client.js';
 import { checkDialTarget, type DialTarget } from './esl/dial-target.js';
-import { SUBSCRIBED_EVENTS } from './esl/event.js';
+import { NODE_SUBSCRIPTION } from './esl/event.js';
 import { Rooms } from './conference/rooms.js';
 import { EventRouter } from './esl/router.js';
 import { MediaCache } from './media/cache.js';
@@ -106,7 +106,7 @@ class Runtime implements NodeContext {
         reconnectMinMs: config.ESL_RECONNECT_MIN_MS,
         reconnectMaxMs: config.ESL_RECONNECT_MAX_MS,
         idlePingMs: config.ESL_IDLE_PING_MS,
-        events: SUBSCRIBED_EVENTS,
+        subscription: NODE_SUBSCRIPTION,
       },
       log.child({ component: 'esl' }),
     );

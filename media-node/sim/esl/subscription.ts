@@ -94,18 +94,55 @@ export class EventSubscription {
         if (sub && !this.subclasses.has(sub)) return false;
       }
     }
-    if (this.filters.length === 0) return true;
-    return this.filters.some(([name, value]) => {
-      const v = header(ev, name);
-      if (v === undefined) return false;
-      if (value.startsWith('/') && value.endsWith('/') && value.length > 1) {
-        try {
-          return new RegExp(value.slice(1, -1)).test(v);
-        } catch {
-          return false;
-        }
-      }
-      return v === value;
-    });
+    return this.filters.length === 0 || passesFilters(ev, this.filters);
+  }
+}
+
+/**
+ * FreeSWITCH's rule for a listener's filters (mod_event_socket's event handler): they are tried
+ * in the order they were added, each only on an event that has its header. A value led by `+`
+ * (or by nothing) lets a matching event through; one led by `-` keeps a matching event out,
+ * whatever matched before it. Values compare without regard to case; a value that begins with
+ * `/` (a sign first makes it a plain value) is a regular expression.
+ */
+function passesFilters(ev: FsEvent, filters: ReadonlyArray<readonly [string, string]>): boolean {
+  let send = false;
+  for (const [name, raw] of filters) {
+    const v = header(ev, name);
+    if (v === undefined) continue;
+    const { positive, value } = filterValue(raw);
+    if (send && positive) continue;
+    const matched = raw.startsWith('/')
+      ? matchesRegex(v, raw)
+      : v.toLowerCase() === value.toLowerCase();
+    if (!matched) continue;
+    if (!positive) return false;
+    send = true;
+  }
+  return send;
+}
+
+/** The sign of a filter value (`+`, `-` and spaces before it; the last sign counts) and the rest. */
+function filterValue(raw: string): { positive: boolean; value: string } {
+  let positive = true;
+  let i = 0;
+  for (; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '+') positive = true;
+    else if (c === '-') positive = false;
+    else if (c !== ' ') break;
+  }
+  return { positive, value: raw.slice(i) };
+}
+
+/** `/pattern/flags`, with the flags FreeSWITCH's regex wrapper reads (`i`, `s`). */
+function matchesRegex(v: string, regex: string): boolean {
+  const end = regex.lastIndexOf('/');
+  if (end < 1) return false;
+  const flags = [...regex.slice(end + 1)].filter((f) => f === 'i' || f === 's').join('');
+  try {
+    return new RegExp(regex.slice(1, end), flags).test(v);
+  } catch {
+    return false;
   }
 }

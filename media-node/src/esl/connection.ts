@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from '@voicegw/shared';
-import type { FsEvent } from './event.js';
+import type { EventSubscription, FsEvent } from './event.js';
 import { takeJsonEvents } from './json-events.js';
 import { modesl, type ModeslConnection } from './modesl.js';
 import { sendWholeRequests } from './whole-requests.js';
@@ -11,8 +11,7 @@ export interface EslConnectOptions {
   readonly password: string;
   readonly connectTimeoutMs: number;
   readonly requestTimeoutMs: number;
-  /** Event names for `event json ...`; `CUSTOM` must precede its subclasses. */
-  readonly events: readonly string[];
+  readonly subscription: EventSubscription;
 }
 
 export class EslTimeoutError extends Error {
@@ -68,13 +67,22 @@ export class EslConnection extends EventEmitter<Events> {
     const conn = await open(options);
     const connection = new EslConnection(conn, options.requestTimeoutMs, log);
     try {
-      const reply = await connection.command(`event json ${options.events.join(' ')}`);
-      if (!reply.startsWith('+OK')) throw new Error(`event subscription refused: ${reply}`);
+      await connection.subscribe(options.subscription);
     } catch (error) {
       connection.close();
       throw error;
     }
     return connection;
+  }
+
+  /** `event json ...`, then every filter at once (FreeSWITCH answers them in order). */
+  private async subscribe({ events, filters }: EventSubscription): Promise<void> {
+    const replies = await Promise.all([
+      this.command(`event json ${events.join(' ')}`),
+      ...filters.map(([header, value]) => this.command(`filter ${header} ${value}`)),
+    ]);
+    const refused = replies.find((reply) => !reply.startsWith('+OK'));
+    if (refused !== undefined) throw new Error(`event subscription refused: ${refused}`);
   }
 
   get isOpen(): boolean {

@@ -39,12 +39,23 @@ export class FsEvent {
   }
 }
 
+/** What a connection asks FreeSWITCH to send it: `event json <events>`, then `filter` lines. */
+export interface EventSubscription {
+  /** Event names; `CUSTOM` must precede its subclasses. */
+  readonly events: readonly string[];
+  /** `filter <header> <value>` lines (none: every subscribed event comes). */
+  readonly filters: readonly EventFilter[];
+}
+
+/** One `filter` line: a value led by `-` keeps out the events it matches. */
+export type EventFilter = readonly [header: string, value: string];
+
 /**
- * The events the media node subscribes to (`event json ...`), each used somewhere in src/:
- * channel life cycle, application completion (Application-UUID ties it to our sendmsg),
- * background jobs (originate), media, DTMF, HEARTBEAT (liveness) and conference maintenance.
+ * The events the media node subscribes to, each used somewhere in src/: channel life cycle,
+ * application completion (Application-UUID ties it to our sendmsg), background jobs (originate),
+ * media, DTMF, HEARTBEAT (liveness) and conference maintenance.
  */
-export const SUBSCRIBED_EVENTS = [
+const SUBSCRIBED_EVENTS = [
   'CHANNEL_PARK',
   'CHANNEL_PROGRESS',
   'CHANNEL_PROGRESS_MEDIA',
@@ -63,3 +74,30 @@ export const SUBSCRIBED_EVENTS = [
   'CUSTOM',
   'conference::maintenance',
 ] as const;
+
+/**
+ * The applications whose start (CHANNEL_EXECUTE) the node reads: a playback or a prompt has
+ * begun, a call has moved into a bridge. A handler that reads another application's start must
+ * add it here, or FreeSWITCH never sends it.
+ */
+const WATCHED_APPLICATION_STARTS = ['playback', 'play_and_get_digits', 'uuid_bridge'] as const;
+
+/**
+ * The media node's subscription. FreeSWITCH sends an event that a positive filter matches and no
+ * negative one does: here every subscribed event by name but CHANNEL_EXECUTE, the CHANNEL_EXECUTE
+ * of the watched applications, and no event of park's. That keeps out 3 of the 8 events an
+ * answered and hung-up call brings, none of which a handler reads: the starts of park and answer,
+ * and park's completion (the hangup ends it; the node never executes park itself). FreeSWITCH
+ * filters before it serialises an event for the listener, so what is kept out is neither
+ * serialised, sent nor parsed.
+ */
+export const NODE_SUBSCRIPTION: EventSubscription = {
+  events: SUBSCRIBED_EVENTS,
+  filters: [
+    ...SUBSCRIBED_EVENTS.filter((name) => name !== 'CHANNEL_EXECUTE' && !name.includes('::')).map(
+      (name): EventFilter => ['Event-Name', name],
+    ),
+    ...WATCHED_APPLICATION_STARTS.map((app): EventFilter => ['Application', app]),
+    ['Application', '-park'],
+  ],
+};

@@ -36,7 +36,7 @@ beforeAll(async () => {
       reconnectMinMs: 100,
       reconnectMaxMs: 1000,
       idlePingMs: 60_000,
-      events: ['CHANNEL_PARK', 'BACKGROUND_JOB'],
+      subscription: { events: ['CHANNEL_PARK', 'BACKGROUND_JOB'], filters: [] },
     },
     createLogger({ name: 'test', level: 'silent' }),
   );
