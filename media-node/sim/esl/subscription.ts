@@ -6,7 +6,7 @@ export class EventSubscription {
   private all = false;
   private readonly names = new Set<string>();
   private readonly subclasses = new Set<string>();
-  private readonly filters: Array<[string, string]> = [];
+  private readonly filters: EventFilter[] = [];
 
   /** `event [fmt] NAME … [CUSTOM sub1 sub2 …]`; false when no keyword was understood. */
   add(words: string[]): boolean {
@@ -67,7 +67,7 @@ export class EventSubscription {
       else {
         for (let i = this.filters.length - 1; i >= 0; i--) {
           const f = this.filters[i]!;
-          if (f[0].toLowerCase() === name.toLowerCase() && (!value || f[1] === value))
+          if (f.header.toLowerCase() === name.toLowerCase() && (!value || f.raw === value))
             this.filters.splice(i, 1);
         }
       }
@@ -76,7 +76,7 @@ export class EventSubscription {
     const [name, ...v] = first?.toLowerCase() === 'add' ? rest : args;
     if (!name || v.length === 0) return '-ERR invalid syntax';
     const value = v.join(' ');
-    this.filters.push([name, value]);
+    this.filters.push(parseFilter(name, value));
     return `+OK filter added. [${name}]=[${value}]`;
   }
 
@@ -98,32 +98,23 @@ export class EventSubscription {
   }
 }
 
-/**
- * FreeSWITCH's rule for a listener's filters (mod_event_socket's event handler): they are tried
- * in the order they were added, each only on an event that has its header. A value led by `+`
- * (or by nothing) lets a matching event through; one led by `-` keeps a matching event out,
- * whatever matched before it. Values compare without regard to case; a value that begins with
- * `/` (a sign first makes it a plain value) is a regular expression.
- */
-function passesFilters(ev: FsEvent, filters: ReadonlyArray<readonly [string, string]>): boolean {
-  let send = false;
-  for (const [name, raw] of filters) {
-    const v = header(ev, name);
-    if (v === undefined) continue;
-    const { positive, value } = filterValue(raw);
-    if (send && positive) continue;
-    const matched = raw.startsWith('/')
-      ? matchesRegex(v, raw)
-      : v.toLowerCase() === value.toLowerCase();
-    if (!matched) continue;
-    if (!positive) return false;
-    send = true;
-  }
-  return send;
+/** A `filter` line as added, its sign and comparison worked out once. */
+interface EventFilter {
+  readonly header: string;
+  /** The value as given (what `filter delete` names). */
+  readonly raw: string;
+  /** Whether a match lets the event through (`+` or no sign) or keeps it out (`-`). */
+  readonly positive: boolean;
+  readonly matches: (value: string) => boolean;
 }
 
-/** The sign of a filter value (`+`, `-` and spaces before it; the last sign counts) and the rest. */
-function filterValue(raw: string): { positive: boolean; value: string } {
+/**
+ * A filter by FreeSWITCH's reading (mod_event_socket): the `+`, `-` and spaces before the value
+ * give its sign (the last sign counts); a value that begins with `/` (a sign first makes it a
+ * plain value) is a regular expression, `/pattern/flags`, with the flags FreeSWITCH's regex
+ * wrapper reads (`i`, `s`); any other value compares without regard to case.
+ */
+function parseFilter(header: string, raw: string): EventFilter {
   let positive = true;
   let i = 0;
   for (; i < raw.length; i++) {
@@ -132,17 +123,39 @@ function filterValue(raw: string): { positive: boolean; value: string } {
     else if (c === '-') positive = false;
     else if (c !== ' ') break;
   }
-  return { positive, value: raw.slice(i) };
+  const value = raw.slice(i).toLowerCase();
+  const regex = raw.startsWith('/') ? compileRegex(raw) : undefined;
+  const matches = regex
+    ? (v: string): boolean => regex.test(v)
+    : (v: string): boolean => v.toLowerCase() === value;
+  return { header, raw, positive, matches };
 }
 
-/** `/pattern/flags`, with the flags FreeSWITCH's regex wrapper reads (`i`, `s`). */
-function matchesRegex(v: string, regex: string): boolean {
-  const end = regex.lastIndexOf('/');
-  if (end < 1) return false;
-  const flags = [...regex.slice(end + 1)].filter((f) => f === 'i' || f === 's').join('');
+/** `/pattern/flags`; a broken one matches nothing, as FreeSWITCH's fails to compile. */
+function compileRegex(raw: string): RegExp {
+  const end = raw.lastIndexOf('/');
+  const flags = [...raw.slice(end + 1)].filter((f) => f === 'i' || f === 's').join('');
   try {
-    return new RegExp(regex.slice(1, end), flags).test(v);
+    if (end >= 1) return new RegExp(raw.slice(1, end), flags);
   } catch {
-    return false;
+    // falls through to the regex that matches nothing
   }
+  return /(?!)/;
+}
+
+/**
+ * FreeSWITCH's rule for a listener's filters: they are tried in the order they were added, each
+ * only on an event that has its header. An event passes when a positive filter matches it and
+ * no negative one does, whatever matched before the negative one.
+ */
+function passesFilters(ev: FsEvent, filters: readonly EventFilter[]): boolean {
+  let send = false;
+  for (const filter of filters) {
+    if (send && filter.positive) continue;
+    const v = header(ev, filter.header);
+    if (v === undefined || !filter.matches(v)) continue;
+    if (!filter.positive) return false;
+    send = true;
+  }
+  return send;
 }
