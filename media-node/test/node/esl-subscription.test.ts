@@ -1,11 +1,11 @@
 // The media node's event subscription, applied by the simulator as FreeSWITCH applies it: what
 // one call brings to the node's socket, and what stays at FreeSWITCH.
-import { createLogger } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../sim/index.js';
-import { EslClient } from '../../src/esl/client.js';
+import type { EslClient } from '../../src/esl/client.js';
 import { NODE_SUBSCRIPTION, type FsEvent } from '../../src/esl/event.js';
 import { control, startTestSimulator } from '../sim/helpers.js';
+import { connectEslClient } from './esl-client.js';
 
 let sim: Simulator;
 let client: EslClient;
@@ -13,23 +13,8 @@ const events: FsEvent[] = [];
 
 beforeAll(async () => {
   sim = await startTestSimulator();
-  client = new EslClient(
-    {
-      host: '127.0.0.1',
-      port: sim.eslPort,
-      password: sim.password,
-      connectTimeoutMs: 3000,
-      requestTimeoutMs: 3000,
-      reconnectMinMs: 100,
-      reconnectMaxMs: 1000,
-      idlePingMs: 60_000,
-      subscription: NODE_SUBSCRIPTION,
-    },
-    createLogger({ name: 'test', level: 'silent' }),
-  );
+  client = await connectEslClient(sim, NODE_SUBSCRIPTION);
   client.on('event', (event) => events.push(event));
-  client.start();
-  await client.waitConnected(3000);
 });
 
 afterAll(async () => {

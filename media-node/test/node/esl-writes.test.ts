@@ -1,9 +1,9 @@
 import { Socket } from 'node:net';
-import { createLogger } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Simulator } from '../../sim/index.js';
-import { EslClient } from '../../src/esl/client.js';
+import type { EslClient } from '../../src/esl/client.js';
 import { startTestSimulator } from '../sim/helpers.js';
+import { connectEslClient } from './esl-client.js';
 
 // What reaches the wire cannot be seen from userland (a receiver reads whatever segments have
 // arrived as one chunk), so the test watches the two calls that decide it, on the node's own
@@ -26,22 +26,10 @@ function onEventSocket<A extends unknown[]>(spy: { mock: { calls: A[]; contexts:
 
 beforeAll(async () => {
   sim = await startTestSimulator();
-  client = new EslClient(
-    {
-      host: '127.0.0.1',
-      port: sim.eslPort,
-      password: sim.password,
-      connectTimeoutMs: 3000,
-      requestTimeoutMs: 3000,
-      reconnectMinMs: 100,
-      reconnectMaxMs: 1000,
-      idlePingMs: 60_000,
-      subscription: { events: ['CHANNEL_PARK', 'BACKGROUND_JOB'], filters: [] },
-    },
-    createLogger({ name: 'test', level: 'silent' }),
-  );
-  client.start();
-  await client.waitConnected(3000);
+  client = await connectEslClient(sim, {
+    events: ['CHANNEL_PARK', 'BACKGROUND_JOB'],
+    filters: [],
+  });
 });
 
 afterAll(async () => {
