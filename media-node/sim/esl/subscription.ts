@@ -131,16 +131,19 @@ function parseFilter(header: string, raw: string): EventFilter {
   return { header, raw, positive, matches };
 }
 
-/** `/pattern/flags`; a broken one matches nothing, as FreeSWITCH's fails to compile. */
+/** Matches nothing: what a regex FreeSWITCH cannot compile matches. */
+const NO_MATCH = /(?!)/;
+
+/** `/pattern/flags`; one without its closing slash, or broken, matches nothing. */
 function compileRegex(raw: string): RegExp {
   const end = raw.lastIndexOf('/');
+  if (end < 1) return NO_MATCH;
   const flags = [...raw.slice(end + 1)].filter((f) => f === 'i' || f === 's').join('');
   try {
-    if (end >= 1) return new RegExp(raw.slice(1, end), flags);
+    return new RegExp(raw.slice(1, end), flags);
   } catch {
-    // falls through to the regex that matches nothing
+    return NO_MATCH;
   }
-  return /(?!)/;
 }
 
 /**
