@@ -1,27 +1,15 @@
 // A listener's `filter` lines, as mod_event_socket applies them: in order, each only to events
 // carrying its header; `+`/no sign lets a match through, `-` keeps a match out whatever matched
 // before; values compare without regard to case; `/…/` is a regular expression.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Simulator } from '../../sim/index.js';
-import { EslClient, control, startTestSimulator, type Ev } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { EslClient, control, useSimulator, type Ev } from './helpers.js';
 
-let sim: Simulator;
-/** Runs the calls; subscribed to everything, unfiltered. */
-let driver: EslClient;
-
-beforeAll(async () => {
-  sim = await startTestSimulator();
-  driver = await EslClient.connect(sim.eslPort);
-});
-
-afterAll(async () => {
-  driver.close();
-  await sim.close();
-});
+/** Its client runs the calls, subscribed to everything, unfiltered. */
+const fx = useSimulator();
 
 /** A client subscribed to every channel event, with these filters; asserts each one's reply. */
-async function filtered(filters: string[]): Promise<EslClient> {
-  const client = await EslClient.connect(sim.eslPort);
+async function filtered(filters: readonly string[]): Promise<EslClient> {
+  const client = await EslClient.connect(fx.sim.eslPort);
   for (const filter of filters) {
     const [header, ...value] = filter.split(' ');
     expect(await client.command(`filter ${filter}`)).toBe(
@@ -37,6 +25,7 @@ async function filtered(filters: string[]): Promise<EslClient> {
  * everything it was going to receive of the call has come.
  */
 async function callSeenBy(client: EslClient): Promise<string[]> {
+  const { sim, client: driver } = fx;
   const { json } = await control(sim, 'POST', '/sim/calls', { to: '100', from: '200' });
   const uuid = json.uuid as string;
   await driver.waitEvent('CHANNEL_PARK', uuid);
@@ -56,37 +45,30 @@ function describeEvent(e: Ev): string {
 }
 
 describe('event filters', () => {
-  it('let through only the events a filter matches, its value compared without case', async () => {
-    const client = await filtered(['Event-Name channel_park', 'Event-Name CHANNEL_ANSWER']);
-    expect(await callSeenBy(client)).toEqual(['CHANNEL_PARK', 'CHANNEL_ANSWER']);
-    client.close();
-  });
-
-  it('keep out what a negative filter matches, even when a positive one matched first', async () => {
-    const client = await filtered([
-      'Event-Name CHANNEL_EXECUTE',
-      'Event-Name CHANNEL_EXECUTE_COMPLETE',
-      'Application -park',
-    ]);
-    expect(await callSeenBy(client)).toEqual([
-      'CHANNEL_EXECUTE(answer)',
-      'CHANNEL_EXECUTE_COMPLETE(answer)',
-    ]);
-    client.close();
-  });
-
-  it('let an event through on any one positive filter: by name, or by application', async () => {
-    const client = await filtered([
-      'Event-Name CHANNEL_PARK',
-      'Event-Name CHANNEL_EXECUTE_COMPLETE',
-      'Application answer',
-    ]);
-    expect(await callSeenBy(client)).toEqual([
-      'CHANNEL_PARK',
-      'CHANNEL_EXECUTE(answer)',
-      'CHANNEL_EXECUTE_COMPLETE(answer)',
-      'CHANNEL_EXECUTE_COMPLETE(park)',
-    ]);
+  it.each([
+    [
+      'let through only the events a filter matches, its value compared without case',
+      ['Event-Name channel_park', 'Event-Name CHANNEL_ANSWER'],
+      ['CHANNEL_PARK', 'CHANNEL_ANSWER'],
+    ],
+    [
+      'keep out what a negative filter matches, even when a positive one matched first',
+      ['Event-Name CHANNEL_EXECUTE', 'Event-Name CHANNEL_EXECUTE_COMPLETE', 'Application -park'],
+      ['CHANNEL_EXECUTE(answer)', 'CHANNEL_EXECUTE_COMPLETE(answer)'],
+    ],
+    [
+      'let an event through on any one positive filter: by name, or by application',
+      ['Event-Name CHANNEL_PARK', 'Event-Name CHANNEL_EXECUTE_COMPLETE', 'Application answer'],
+      [
+        'CHANNEL_PARK',
+        'CHANNEL_EXECUTE(answer)',
+        'CHANNEL_EXECUTE_COMPLETE(answer)',
+        'CHANNEL_EXECUTE_COMPLETE(park)',
+      ],
+    ],
+  ] as const)('%s', async (_rule, filters, seen) => {
+    const client = await filtered(filters);
+    expect(await callSeenBy(client)).toEqual(seen);
     client.close();
   });
 
