@@ -1,23 +1,11 @@
 // Outbound outcomes driven by the number book, and mod_audio_stream's WebSocket audio.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AddressInfo } from 'node:net';
-import type { Simulator } from '../../sim/index.js';
-import { EslClient, control, name, startTestSimulator } from './helpers.js';
+import { control, name, useSimulator } from './helpers.js';
 
-let sim: Simulator;
-let client: EslClient;
-
-beforeAll(async () => {
-  sim = await startTestSimulator();
-  client = await EslClient.connect(sim.eslPort);
-});
-
-afterAll(async () => {
-  client.close();
-  await sim.close();
-});
+const fx = useSimulator();
 
 const dial = (uuid: string, number: string) =>
   `originate {origination_uuid=${uuid},origination_caller_id_number=1000}sofia/gateway/pstn/${number} &park()`;
@@ -25,13 +13,13 @@ const dial = (uuid: string, number: string) =>
 /** Dials a far end that sends early media, then `behavior` after `ringMs`: +OK comes at the 183. */
 async function earlyMediaDial(behavior: string, ringMs: number): Promise<string> {
   const number = `+1555${Math.floor(Math.random() * 1e6)}`;
-  await control(sim, 'PUT', `/sim/numbers/${number}`, {
+  await control(fx.sim, 'PUT', `/sim/numbers/${number}`, {
     behavior,
     ring_ms: ringMs,
     early_media: true,
   });
   const uuid = randomUUID();
-  expect(await client.bgapi(dial(uuid, number))).toBe(`+OK ${uuid}\n`);
+  expect(await fx.client.bgapi(dial(uuid, number))).toBe(`+OK ${uuid}\n`);
   return uuid;
 }
 
@@ -43,14 +31,14 @@ describe('originate outcomes', () => {
     ['fail', 'NORMAL_TEMPORARY_FAILURE'],
   ])('%s → -ERR %s after ringing, with the hangup events of the leg', async (behavior, cause) => {
     const number = `+1555${Math.floor(Math.random() * 1e6)}`;
-    const put = await control(sim, 'PUT', `/sim/numbers/${number}`, { behavior, ring_ms: 100 });
+    const put = await control(fx.sim, 'PUT', `/sim/numbers/${number}`, { behavior, ring_ms: 100 });
     expect(put).toEqual({
       status: 200,
       json: { number, behavior, ring_ms: 100, early_media: false },
     });
     const uuid = randomUUID();
-    expect(await client.bgapi(dial(uuid, number))).toBe(`-ERR ${cause}\n`);
-    expect(client.sequence(uuid)).toEqual([
+    expect(await fx.client.bgapi(dial(uuid, number))).toBe(`-ERR ${cause}\n`);
+    expect(fx.client.sequence(uuid)).toEqual([
       'CHANNEL_OUTGOING',
       'CHANNEL_CREATE',
       'CHANNEL_ORIGINATE',
@@ -59,7 +47,7 @@ describe('originate outcomes', () => {
       'CHANNEL_HANGUP_COMPLETE',
       'CHANNEL_DESTROY',
     ]);
-    const done = client.events.find(
+    const done = fx.client.events.find(
       (e) => e['Unique-ID'] === uuid && e['Event-Name'] === 'CHANNEL_HANGUP_COMPLETE',
     );
     expect(done?.variable_hangup_cause).toBe(cause);
@@ -67,10 +55,10 @@ describe('originate outcomes', () => {
 
   it('answer with early media: the job result and park at the 183, the answer after', async () => {
     const uuid = await earlyMediaDial('answer', 300);
-    const answer = await client.waitEvent('CHANNEL_ANSWER', uuid);
+    const answer = await fx.client.waitEvent('CHANNEL_ANSWER', uuid);
     expect(answer['Answer-State']).toBe('answered');
     // As FreeSWITCH 1.10.12 does: BACKGROUND_JOB at the 183, park in early media, answer last.
-    const wire = client.events
+    const wire = fx.client.events
       .filter(
         (e) =>
           (e['Event-Name'] === 'BACKGROUND_JOB' && e._body?.includes(uuid)) ||
@@ -89,22 +77,22 @@ describe('originate outcomes', () => {
       'CHANNEL_PARK',
       'CHANNEL_ANSWER',
     ]);
-    const media = await client.waitEvent('CHANNEL_PROGRESS_MEDIA', uuid);
+    const media = await fx.client.waitEvent('CHANNEL_PROGRESS_MEDIA', uuid);
     expect(media['Answer-State']).toBe('early');
-    expect(await client.api(`uuid_kill ${uuid}`)).toBe('+OK\n');
-    await client.waitEvent('CHANNEL_DESTROY', uuid);
+    expect(await fx.client.api(`uuid_kill ${uuid}`)).toBe('+OK\n');
+    await fx.client.waitEvent('CHANNEL_DESTROY', uuid);
   });
 
   it('early media then a refusal: +OK at the 183, then the hangup events of the leg', async () => {
     const uuid = await earlyMediaDial('busy', 200);
-    const done = await client.waitEvent('CHANNEL_HANGUP_COMPLETE', uuid);
+    const done = await fx.client.waitEvent('CHANNEL_HANGUP_COMPLETE', uuid);
     expect(done.variable_hangup_cause).toBe('USER_BUSY');
   });
 
   it('no_answer rings until originate_timeout and fails NO_ANSWER', async () => {
-    await control(sim, 'PUT', '/sim/numbers/5000', { behavior: 'no_answer', ring_ms: 60_000 });
+    await control(fx.sim, 'PUT', '/sim/numbers/5000', { behavior: 'no_answer', ring_ms: 60_000 });
     const uuid = randomUUID();
-    const res = await client.bgapi(
+    const res = await fx.client.bgapi(
       `originate {origination_uuid=${uuid},originate_timeout=1}sofia/gateway/pstn/5000 &park()`,
     );
     expect(res).toBe('-ERR NO_ANSWER\n');
@@ -113,17 +101,17 @@ describe('originate outcomes', () => {
   it('unlisted numbers ring for a second, then answer', async () => {
     const uuid = randomUUID();
     const started = performance.now();
-    expect(await client.bgapi(dial(uuid, '+15550009999'))).toBe(`+OK ${uuid}\n`);
+    expect(await fx.client.bgapi(dial(uuid, '+15550009999'))).toBe(`+OK ${uuid}\n`);
     expect(performance.now() - started).toBeGreaterThanOrEqual(950);
-    await client.api(`uuid_kill ${uuid}`);
+    await fx.client.api(`uuid_kill ${uuid}`);
   });
 
   it('error/<cause> fails at once with no channel events', async () => {
     const uuid = randomUUID();
-    expect(await client.api(`originate {origination_uuid=${uuid}}error/user_busy &park()`)).toBe(
+    expect(await fx.client.api(`originate {origination_uuid=${uuid}}error/user_busy &park()`)).toBe(
       '-ERR USER_BUSY\n',
     );
-    expect(client.sequence(uuid)).toEqual([]);
+    expect(fx.client.sequence(uuid)).toEqual([]);
   });
 });
 
@@ -143,15 +131,15 @@ describe('uuid_audio_stream', () => {
         ws.on('close', () => resolve());
       }),
     );
-    const { json } = await control(sim, 'POST', '/sim/calls', { to: '1', from: '2' });
+    const { json } = await control(fx.sim, 'POST', '/sim/calls', { to: '1', from: '2' });
     const uuid = json.uuid as string;
-    await client.waitEvent('CHANNEL_PARK', uuid);
-    await client.api(`uuid_answer ${uuid}`);
+    await fx.client.waitEvent('CHANNEL_PARK', uuid);
+    await fx.client.api(`uuid_answer ${uuid}`);
     const url = `ws://127.0.0.1:${port}/rec`;
     expect(
-      await client.api(`uuid_audio_stream ${uuid} start ${url} mono 16k {"session":"s1"}`),
+      await fx.client.api(`uuid_audio_stream ${uuid} start ${url} mono 16k {"session":"s1"}`),
     ).toBe('+OK Success\n');
-    const connect = await client.waitEvent(
+    const connect = await fx.client.waitEvent(
       'CUSTOM',
       uuid,
       (e) => e['Event-Subclass'] === 'mod_audio_stream::connect',
@@ -159,7 +147,7 @@ describe('uuid_audio_stream', () => {
     expect(JSON.parse(connect._body ?? '{}')).toEqual({ status: 'connected' });
     const t0 = performance.now();
     await new Promise((r) => setTimeout(r, 500));
-    expect(await client.api(`uuid_audio_stream ${uuid} stop`)).toBe('+OK Success\n');
+    expect(await fx.client.api(`uuid_audio_stream ${uuid} stop`)).toBe('+OK Success\n');
     const elapsed = performance.now() - t0;
     await closed;
     expect(texts).toEqual(['{"session":"s1"}']);
@@ -168,25 +156,25 @@ describe('uuid_audio_stream', () => {
     expect(frames.length).toBeGreaterThan(expected * 0.7);
     expect(frames.length).toBeLessThan(expected * 1.3 + 2);
     expect(frames.some((f) => f.readInt16LE(20) !== 0)).toBe(true);
-    await client.waitEvent(
+    await fx.client.waitEvent(
       'CUSTOM',
       uuid,
       (e) => e['Event-Subclass'] === 'mod_audio_stream::disconnect',
     );
-    await client.api(`uuid_kill ${uuid}`);
+    await fx.client.api(`uuid_kill ${uuid}`);
     wss.close();
   });
 
   it('refuses a second stream and a bad mix type', async () => {
-    const { json } = await control(sim, 'POST', '/sim/calls', { to: '1', from: '2' });
+    const { json } = await control(fx.sim, 'POST', '/sim/calls', { to: '1', from: '2' });
     const uuid = json.uuid as string;
-    await client.waitEvent('CHANNEL_PARK', uuid);
-    expect(await client.api(`uuid_audio_stream ${uuid} start ws://127.0.0.1:1/x quad 8k`)).toBe(
+    await fx.client.waitEvent('CHANNEL_PARK', uuid);
+    expect(await fx.client.api(`uuid_audio_stream ${uuid} start ws://127.0.0.1:1/x quad 8k`)).toBe(
       '-ERR Operation Failed\n',
     );
     expect(
-      await client.api(`uuid_audio_stream ${randomUUID()} start ws://127.0.0.1:1/x mono 8k`),
+      await fx.client.api(`uuid_audio_stream ${randomUUID()} start ws://127.0.0.1:1/x mono 8k`),
     ).toBe('-ERR No such channel!\n');
-    await client.api(`uuid_kill ${uuid}`);
+    await fx.client.api(`uuid_kill ${uuid}`);
   });
 });
