@@ -113,50 +113,7 @@ export type SessionListQuery = {
 
 export type SessionList = {
   next_cursor: string | null;
-  sessions: Array<
-    | {
-        answered_at: string | null;
-        /** Inbound: the caller; outbound: the dial `from` */
-        caller_id: string;
-        created_at: string;
-        /** The called number */
-        did: string;
-        direction: 'inbound';
-        duration_seconds: number | null;
-        ended_at: string | null;
-        hangup_cause:
-          'completed' | 'busy' | 'rejected' | 'no_answer' | 'unavailable' | 'failed' | null;
-        /** Recordings started, oldest first */
-        recording_ids: string[];
-        room_id: string | null;
-        /** Session identifier `<prefix>-<uuid>` */
-        session_uuid: string;
-        /** An outbound call still being placed (dial status `dialing`) is `ringing`. */
-        status: 'ringing' | 'early_media' | 'answered' | 'ended';
-      }
-    | {
-        answered_at: string | null;
-        /** Inbound: the caller; outbound: the dial `from` */
-        caller_id: string;
-        created_at: string;
-        direction: 'outbound';
-        duration_seconds: number | null;
-        ended_at: string | null;
-        from: string;
-        hangup_cause:
-          'completed' | 'busy' | 'rejected' | 'no_answer' | 'unavailable' | 'failed' | null;
-        /** The dial `metadata` */
-        metadata: Record<string, unknown>;
-        /** Recordings started, oldest first */
-        recording_ids: string[];
-        room_id: string | null;
-        /** Session identifier `<prefix>-<uuid>` */
-        session_uuid: string;
-        /** An outbound call still being placed (dial status `dialing`) is `ringing`. */
-        status: 'ringing' | 'early_media' | 'answered' | 'ended';
-        to: string;
-      }
-  >;
+  sessions: Session[];
 };
 
 /** A session of the calling app: active, or ended within SESSION_GRACE_SEC */
