@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { checkGenerated } from '@voicegw/shared';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkDocument, OPENAPI_FILE, openApiText } from '../src/openapi/write.js';
+import { OPENAPI_DOCUMENT, OPENAPI_FILE, openApiText } from '../src/openapi/write.js';
 import { useApi } from './helpers.js';
 
 interface Operation {
@@ -160,16 +161,16 @@ describe('committed docs/openapi.json', () => {
       delete stale.paths['/api/v1/dial'];
       const file = join(dir, 'openapi.json');
       await writeFile(file, `${JSON.stringify(stale, null, 2)}\n`);
-      const result = await checkDocument(generated, file);
+      const result = await checkGenerated(OPENAPI_DOCUMENT, generated, file);
       expect(result.upToDate).toBe(false);
       expect(result.message).toContain('+ POST /api/v1/dial');
       expect(result.message).toContain('Run `npm run openapi` and commit docs/openapi.json.');
-      expect(await checkDocument(generated, join(dir, 'absent.json'))).toEqual({
+      expect(await checkGenerated(OPENAPI_DOCUMENT, generated, join(dir, 'absent.json'))).toEqual({
         upToDate: false,
         message:
           'docs/openapi.json is missing.\nRun `npm run openapi` and commit docs/openapi.json.',
       });
-      expect((await checkDocument(generated, OPENAPI_FILE)).upToDate).toBe(true);
+      expect((await checkGenerated(OPENAPI_DOCUMENT, generated)).upToDate).toBe(true);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -2,13 +2,24 @@
 // gateway validates with: the route schemas as `npm run openapi` writes them into
 // docs/openapi.json, and shared's event payload schemas. `--check` fails when the committed file
 // differs (run by `npm run openapi:check` and sdk/test/contract.test.ts), so the two cannot drift.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { EVENT_NAMES, EventPayloadSchemas } from '@voicegw/shared';
+import {
+  EVENT_NAMES,
+  EventPayloadSchemas,
+  generatedFileScript,
+  type GeneratedFile,
+} from '@voicegw/shared';
 import { format, resolveConfig } from 'prettier';
 import { declaration, typeOf, type NamedSchemas } from './schema-to-ts.js';
 
 export const CONTRACT_FILE = fileURLToPath(new URL('../src/contract.ts', import.meta.url));
+const CONTRACT: GeneratedFile = {
+  path: CONTRACT_FILE,
+  name: 'sdk/src/contract.ts',
+  source: 'docs/openapi.json and the event schemas',
+  command: 'npm run openapi',
+};
 const OPENAPI_FILE = fileURLToPath(new URL('../../docs/openapi.json', import.meta.url));
 
 type Json = Record<string, unknown>;
@@ -156,20 +167,4 @@ export async function contractText(): Promise<string> {
   return format(text, { ...options, parser: 'typescript' });
 }
 
-async function main(): Promise<void> {
-  const text = await contractText();
-  if (process.argv.includes('--check')) {
-    const committed = await readFile(CONTRACT_FILE, 'utf8').catch(() => '');
-    if (committed !== text) {
-      console.error('sdk/src/contract.ts is out of date: run `npm run openapi` and commit it.');
-      process.exitCode = 1;
-      return;
-    }
-    console.log('sdk/src/contract.ts is up to date');
-    return;
-  }
-  await writeFile(CONTRACT_FILE, text);
-  console.log('wrote sdk/src/contract.ts');
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+generatedFileScript(import.meta.url, CONTRACT, contractText);

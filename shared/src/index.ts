@@ -26,6 +26,8 @@ export type {
 } from './dev/provision.js';
 export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';
 export { captureLogger } from './dev/log-capture.js';
+export { checkGenerated, generatedFileScript } from './dev/generated-file.js';
+export type { CheckResult, GeneratedFile } from './dev/generated-file.js';
 export type { LogLine } from './dev/log-capture.js';
 
 export { loadConfig, ConfigError } from './config/load.js';

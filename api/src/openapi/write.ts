@@ -1,6 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { spawnRedis } from '@voicegw/shared';
+import { fileURLToPath } from 'node:url';
+import { generatedFileScript, spawnRedis, type GeneratedFile } from '@voicegw/shared';
 import { buildApp, type App } from '../app.js';
 import { loadApiConfig } from '../config.js';
 
@@ -10,7 +9,6 @@ import { loadApiConfig } from '../config.js';
  */
 
 export const OPENAPI_FILE = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
-const DISPLAY_PATH = 'docs/openapi.json';
 
 /** Top-level members in the order the OpenAPI specification lists them; all else is sorted. */
 const TOP_LEVEL = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'tags', 'paths'];
@@ -92,48 +90,12 @@ function describeDrift(committed: string, generated: string): string {
   return lines.join('\n');
 }
 
-export interface CheckResult {
-  readonly upToDate: boolean;
-  /** What to tell the person running the check; names the command that fixes a drift. */
-  readonly message: string;
-}
+export const OPENAPI_DOCUMENT: GeneratedFile = {
+  path: OPENAPI_FILE,
+  name: 'docs/openapi.json',
+  source: 'the route schemas',
+  command: 'npm run openapi',
+  describeDrift,
+};
 
-/** Compares a generated document with the committed file. */
-export async function checkDocument(generated: string, file = OPENAPI_FILE): Promise<CheckResult> {
-  const committed = await readFile(file, 'utf8').catch(() => undefined);
-  if (committed === generated) return { upToDate: true, message: `${DISPLAY_PATH} is up to date` };
-  const problem =
-    committed === undefined
-      ? `${DISPLAY_PATH} is missing.`
-      : `${DISPLAY_PATH} differs from the document the route schemas generate:\n` +
-        describeDrift(committed, generated);
-  return {
-    upToDate: false,
-    message: `${problem}\nRun \`npm run openapi\` and commit ${DISPLAY_PATH}.`,
-  };
-}
-
-async function main(check: boolean): Promise<number> {
-  const generated = await generateOpenApi();
-  if (!check) {
-    await writeFile(OPENAPI_FILE, generated);
-    console.log(`wrote ${DISPLAY_PATH}`);
-    return 0;
-  }
-  const result = await checkDocument(generated);
-  if (result.upToDate) console.log(result.message);
-  else console.error(result.message);
-  return result.upToDate ? 0 : 1;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.includes('--check')).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    },
-  );
-}
+generatedFileScript(import.meta.url, OPENAPI_DOCUMENT, generateOpenApi);

@@ -1,5 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { generatedFileScript, type GeneratedFile } from '../dev/generated-file.js';
 import { ERRORS } from './catalogue.js';
 
 /**
@@ -7,8 +7,12 @@ import { ERRORS } from './catalogue.js';
  * (CI) fails when the committed page differs, so the page cannot drift from what clients get.
  */
 
-const DOC_FILE = fileURLToPath(new URL('../../../docs/errors.md', import.meta.url));
-const DISPLAY_PATH = 'docs/errors.md';
+const ERRORS_DOC: GeneratedFile = {
+  path: fileURLToPath(new URL('../../../docs/errors.md', import.meta.url)),
+  name: 'docs/errors.md',
+  source: 'the error catalogue',
+  command: 'npm run errors:doc',
+};
 
 const HEADER = `# Errors
 
@@ -37,32 +41,4 @@ export function renderErrorsDoc(): string {
   return `${HEADER}${rows.join('\n')}\n`;
 }
 
-async function main(check: boolean): Promise<number> {
-  const generated = renderErrorsDoc();
-  if (!check) {
-    await writeFile(DOC_FILE, generated);
-    console.log(`wrote ${DISPLAY_PATH}`);
-    return 0;
-  }
-  const committed = await readFile(DOC_FILE, 'utf8').catch(() => undefined);
-  if (committed === generated) {
-    console.log(`${DISPLAY_PATH} is up to date`);
-    return 0;
-  }
-  console.error(
-    `${DISPLAY_PATH} differs from the error catalogue. Run \`npm run errors:doc\` and commit it.`,
-  );
-  return 1;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.includes('--check')).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    },
-  );
-}
+generatedFileScript(import.meta.url, ERRORS_DOC, renderErrorsDoc);
