@@ -25,7 +25,7 @@ export interface CheckResult {
   readonly message: string;
 }
 
-/** Compares generated text with the committed file (at `path`, for a test: the file's own). */
+/** Compares generated text with the committed file; a test passes another `path` for it. */
 export async function checkGenerated(
   file: GeneratedFile,
   generated: string,
@@ -63,9 +63,12 @@ export function generatedFileScript(
       return;
     }
     const result = await checkGenerated(file, generated);
-    if (result.upToDate) console.log(result.message);
-    else console.error(result.message);
-    if (!result.upToDate) process.exitCode = 1;
+    if (result.upToDate) {
+      console.log(result.message);
+    } else {
+      console.error(result.message);
+      process.exitCode = 1;
+    }
   })().catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;
