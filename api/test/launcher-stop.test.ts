@@ -6,8 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePorts } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callThroughGateway, freePorts, healthy, ROOT } from './process-helpers.js';
+import { callThroughGateway, healthy, ROOT } from './process-helpers.js';
 
 /** The launcher stops its children one at a time; the media node drains for up to 3 s. */
 const STOP_BOUND_MS = 20_000;

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { ERRORS, stopChild } from '@voicegw/shared';
+import { ERRORS, freePort, stopChild } from '@voicegw/shared';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -57,14 +56,6 @@ let fixture: {
   foreignSession: string;
   room: string;
 };
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 
 const NODE_NAME = `fuzz-node-${randomUUID()}`;
 let beatAt = 0;

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freePort, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
 import { expect, vi } from 'vitest';
 import { childEnv, startChild, type Child } from '@voicegw/shared/launcher';
 
@@ -56,13 +56,6 @@ export async function healthy(url: string, ms = 30_000): Promise<void> {
     },
     { timeout: ms, interval: 100 },
   );
-}
-
-/** Free loopback ports, one per name. */
-export async function freePorts<N extends string>(...names: N[]): Promise<Record<N, number>> {
-  const ports = {} as Record<N, number>;
-  for (const name of names) ports[name] = await freePort();
-  return ports;
 }
 
 /**

@@ -1,9 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { curlAvailable, curlMissingMessage } from '@voicegw/shared';
+import { curlAvailable, curlMissingMessage, freePorts } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // docs/quickstart.md is the single source: this test runs its shell blocks and the receiver file
@@ -22,15 +21,6 @@ const receiverBlock = shell.find((code) => code.includes('receiver.mjs')) ?? '';
 const steps = shell.filter((code) => code !== launcherBlock && code !== receiverBlock);
 /** How long `npm start` may take to report both processes healthy. */
 const STARTUP_MS = 60_000;
-
-const freePort = (): Promise<number> =>
-  new Promise((done, fail) => {
-    const server = createServer().once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 
 /** A process group started here (so that stopping it is Ctrl-C in its terminal), with its output. */
 class Terminal {
@@ -106,10 +96,15 @@ describe('docs/quickstart.md, run as written against npm start', () => {
     // rather than fail at the first step with `curl: command not found`.
     if (!curlAvailable()) throw new Error(curlMissingMessage());
     writeFileSync(state, '');
-    const api = await freePort();
-    const sim = await freePort();
-    const media = await freePort();
-    const hook = await freePort();
+    const { api, sim, simEsl, media, recording, dispatcher, hook } = await freePorts(
+      'api',
+      'sim',
+      'simEsl',
+      'media',
+      'recording',
+      'dispatcher',
+      'hook',
+    );
     ports.set('127.0.0.1:8080', api).set('127.0.0.1:8090', sim).set('127.0.0.1:9464', media);
     ports.set('127.0.0.1:3000', hook);
     const env: NodeJS.ProcessEnv = { ...process.env };
@@ -119,11 +114,11 @@ describe('docs/quickstart.md, run as written against npm start', () => {
       ...env,
       PORT: String(api),
       SIM_HTTP_PORT: String(sim),
-      SIM_ESL_PORT: String(await freePort()),
+      SIM_ESL_PORT: String(simEsl),
       SIM_SIP_PORT: '0',
       MEDIA_METRICS_PORT: String(media),
-      RECORDING_PORT: String(await freePort()),
-      DISPATCHER_METRICS_PORT: String(await freePort()),
+      RECORDING_PORT: String(recording),
+      DISPATCHER_METRICS_PORT: String(dispatcher),
       DATA_DIR: dataDir,
     });
     receiver = new Terminal(receiverBlock.trim(), {

@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { wavHeader } from '@voicegw/shared';
+import { freePorts, wavHeader } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Receiver } from './dispatcher-helpers.js';
-import { freePorts, GatewayProcess, healthy, RestartableRedis } from './process-helpers.js';
+import { GatewayProcess, healthy, RestartableRedis } from './process-helpers.js';
 
 const ADMIN = 'redis-restart-admin-key-0123456789';
 const did = '0739990000';

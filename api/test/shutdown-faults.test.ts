@@ -1,9 +1,9 @@
 // Shutdown on real processes with what they depend on gone: one SIGTERM, Redis killed or
 // FreeSWITCH frozen, and every process still exits within its deadlines.
+import { freePorts } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callThroughGateway,
-  freePorts,
   GatewayProcess,
   healthy,
   RestartableRedis,

@@ -1,8 +1,9 @@
 // Shutdown on real processes: bounded whatever Redis does, and a repeated signal (Ctrl-C under a
 // launcher delivers two) neither kills a process mid-shutdown nor keeps it from finishing.
 import { connect } from 'node:net';
+import { freePorts } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePorts, GatewayProcess, healthy, RestartableRedis } from './process-helpers.js';
+import { GatewayProcess, healthy, RestartableRedis } from './process-helpers.js';
 
 const SHUTDOWN_TIMEOUT_MS = 2000;
 let redis: RestartableRedis;

@@ -6,7 +6,8 @@ export { hopTrace, monotonicMs } from './hop-trace.js';
 export { coalesceWrites, type WriteFlush } from './net/coalesce-writes.js';
 export type { HopMarks } from './hop-trace.js';
 export type { Logger, LoggerSettings } from './logger.js';
-export { spawnRedis, freePort, stopChild } from './dev/redis-server.js';
+export { spawnRedis, stopChild } from './dev/redis-server.js';
+export { freePort, freePorts } from './dev/ports.js';
 export {
   curlAvailable,
   curlMissingMessage,

@@ -2,15 +2,11 @@
 // started again on the same event socket port: the media node (a process too) finds the channel
 // gone on resync and publishes the call's one call.hangup itself, at once.
 import { randomUUID } from 'node:crypto';
+import { freePort } from '@voicegw/shared';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mobile } from './harness.js';
+import { startNodeProcess, startSimulatorProcess, type LoggedProcess } from './processes.js';
 import { useStack, useTenant } from './use-stack.js';
-import {
-  freePort,
-  startNodeProcess,
-  startSimulatorProcess,
-  type LoggedProcess,
-} from './processes.js';
 
 const did = '0735558888';
 const processes: LoggedProcess[] = [];

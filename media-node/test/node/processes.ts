@@ -1,7 +1,6 @@
 // Real processes for process faults (kill -9 of a media node or of FreeSWITCH): a media node or a
 // simulator run as a child process, its JSON log lines kept for the test to await.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
@@ -74,15 +73,6 @@ export class LoggedProcess {
     this.waiters = this.waiters.filter((w) => !ready.includes(w));
     for (const waiter of ready) waiter.resolve(line);
   }
-}
-
-/** A port free now on loopback, for a process that must come back on the same one. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The FreeSWITCH simulator as a process of its own, its event socket on `eslPort`. */

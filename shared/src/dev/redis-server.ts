@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -9,6 +8,7 @@ import {
   redisServerAvailable,
   RedisProvisioningError,
 } from './provision.js';
+import { freePort } from './ports.js';
 
 /** A redis-server child process on a free loopback port, for tests and `npm start`. */
 export interface SpawnedRedis {
@@ -17,21 +17,6 @@ export interface SpawnedRedis {
   stop(): Promise<void>;
   /** SIGKILL, as a crash: what AOF has written survives (tests of a Redis restart). */
   kill(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('could not allocate a port'));
-      });
-    });
-  });
 }
 
 export interface SpawnRedisOptions {
@@ -43,12 +28,28 @@ export interface SpawnRedisOptions {
   readonly detached?: boolean;
 }
 
+/** redis-server could not bind its port: another process holds it. */
+export class PortTakenError extends Error {}
+
+const PORT_ATTEMPTS = 3;
+
 /** Spawns redis-server; callers provision it first (provision.ts), or this fails with the command to get it. */
 export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRedis> {
   if (!redisServerAvailable()) {
     throw new RedisProvisioningError(manualRedisMessage(probePlatform(false)));
   }
-  const port = options.port ?? (await freePort());
+  if (options.port !== undefined) return startRedis(options, options.port);
+  // A port free when probed can be bound by another process before redis-server binds it.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedis(options, await freePort());
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function startRedis(options: SpawnRedisOptions, port: number): Promise<SpawnedRedis> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'voicegw-redis-'));
   const ownsDir = options.dir === undefined;
   const args = [
@@ -69,7 +70,12 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<SpawnedRed
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
   });
-  await waitForReady(child, port);
+  try {
+    await waitForReady(child, port);
+  } catch (error) {
+    if (ownsDir) rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -105,7 +111,12 @@ async function waitForReady(child: ChildProcess, port: number): Promise<void> {
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`redis-server exited with code ${code ?? 'null'}:\n${output}`));
+      const message = `redis-server exited with code ${code ?? 'null'}:\n${output}`;
+      reject(
+        output.includes('Address already in use')
+          ? new PortTakenError(message)
+          : new Error(message),
+      );
     });
   });
   child.stdout?.resume();
