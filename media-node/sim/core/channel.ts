@@ -93,6 +93,11 @@ export class Channel {
     return this.times.answered > 0;
   }
 
+  /** Media flows (answered or early media): switch_channel_media_ready. */
+  get mediaReady(): boolean {
+    return this.answered || this.times.progressMedia > 0;
+  }
+
   onHangup(fn: (cause: string) => void): void {
     this.hangupHooks.push(fn);
   }

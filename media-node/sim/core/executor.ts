@@ -13,7 +13,7 @@ export interface ExecRequest {
   /** Event-UUID of the sendmsg, echoed as Application-UUID. */
   readonly appUuid: string;
   readonly eventLock: boolean;
-  /** Came from sendmsg (fires PRIVATE_COMMAND after completing) rather than from a dialplan. */
+  /** Came from sendmsg rather than from a dialplan (see `announcesMessages`). */
   readonly fromMessage: boolean;
   /**
    * Not an application but a state of the channel (a bridge, a park after a bridge): no
@@ -24,6 +24,8 @@ export interface ExecRequest {
 
 interface Frame {
   readonly req: ExecRequest;
+  /** A message whose completion fires PRIVATE_COMMAND. */
+  readonly announced: boolean;
   handle: AppHandle | undefined;
   readonly finished: Promise<void>;
   resolveFinished(): void;
@@ -146,6 +148,17 @@ export class Executor {
     return top.handle?.acceptsMessages?.() ?? true;
   }
 
+  /**
+   * Whether a message taken now is followed by PRIVATE_COMMAND once it has run. FreeSWITCH's
+   * park loop takes a message itself, without one, while the channel has no media (its `rate`
+   * is still 0 in switch_ivr_park); every other reader, park with media included, goes through
+   * switch_ivr_parse_next_event, which fires it. Seen on FreeSWITCH 1.10.12: an answer sent to a
+   * parked, unanswered inbound call brings none; the messages after it do.
+   */
+  announcesMessages(): boolean {
+    return this.stack.at(-1)?.req.app !== 'park' || this.channel.mediaReady;
+  }
+
   /** A media application reached its play loop: queued messages may run now. */
   poke(): void {
     this.pump();
@@ -154,7 +167,8 @@ export class Executor {
   private start(req: ExecRequest, override?: AppImpl): Frame {
     let resolveFinished!: () => void;
     const finished = new Promise<void>((r) => (resolveFinished = r));
-    const frame: Frame = { req, handle: undefined, finished, resolveFinished };
+    const announced = req.fromMessage && this.announcesMessages();
+    const frame: Frame = { req, announced, handle: undefined, finished, resolveFinished };
     this.stack.at(-1)?.handle?.suspend?.();
     this.stack.push(frame);
     const ch = this.channel;
@@ -190,7 +204,7 @@ export class Executor {
         tail: [...appHeaders(frame.req, response)],
       });
     }
-    if (frame.req.fromMessage) ch.fire('PRIVATE_COMMAND', { vars: false });
+    if (frame.announced) ch.fire('PRIVATE_COMMAND', { vars: false });
     const idx = this.stack.indexOf(frame);
     if (idx !== -1) this.stack.splice(idx, 1);
     frame.resolveFinished();

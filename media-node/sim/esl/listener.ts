@@ -194,8 +194,8 @@ export class Listener implements EventSink {
     } else if (command === 'hangup') {
       const cause = normalizeCause(h.get('hangup-cause'));
       setTimeout(() => {
-        if (!ch.hangup(cause)) return;
-        ch.fire('PRIVATE_COMMAND', { vars: false });
+        const announced = ch.executor.announcesMessages();
+        if (ch.hangup(cause) && announced) ch.fire('PRIVATE_COMMAND', { vars: false });
       }, MESSAGE_LATENCY_MS);
     }
     this.reply('+OK');

@@ -39,7 +39,7 @@ export function startTestSimulator(): Promise<Simulator> {
   return startSimulator({ eslPort: 0, httpPort: 0 });
 }
 
-/** A modesl client subscribed to `event json ALL`, recording every event it receives. */
+/** A modesl client subscribed to `event <format> <events>` (ALL), recording every event it receives. */
 export class EslClient {
   readonly events: Ev[] = [];
   private waiters: Array<{ pred: (e: Ev) => boolean; resolve: (e: Ev) => void }> = [];
@@ -62,14 +62,18 @@ export class EslClient {
     });
   }
 
-  static async connect(port: number, format: 'json' | 'plain' = 'json'): Promise<EslClient> {
+  static async connect(
+    port: number,
+    format: 'json' | 'plain' = 'json',
+    events = 'ALL',
+  ): Promise<EslClient> {
     const conn = await new Promise<ModeslConnection>((resolve) => {
       const c: ModeslConnection = new esl.Connection('127.0.0.1', port, 'ClueCon', () =>
         resolve(c),
       );
     });
     const client = new EslClient(conn);
-    await client.command(`event ${format} ALL`);
+    await client.command(`event ${format} ${events}`);
     return client;
   }
 
@@ -194,6 +198,14 @@ export async function control(
   });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** An inbound call (control API) that the dialplan parked, unanswered; resolves to its uuid. */
+export async function parkedInboundCall({ sim, client }: SimFixture): Promise<string> {
+  const { json } = await control(sim, 'POST', '/sim/calls', { to: '100', from: '200' });
+  const uuid = json.uuid as string;
+  await client.waitEvent('CHANNEL_PARK', uuid);
+  return uuid;
 }
 
 /** A simulator, a connected client and a media server for the tests of one file. */
