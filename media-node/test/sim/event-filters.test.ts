@@ -1,15 +1,17 @@
 // A listener's `filter` lines, as mod_event_socket applies them: in order, each only to events
 // carrying its header; `+`/no sign lets a match through, `-` keeps a match out whatever matched
-// before; values compare without regard to case; `/…/` is a regular expression.
+// before; values compare without regard to case; `/…/` is a regular expression. Every sequence
+// expected here is what FreeSWITCH 1.10.12 sent for the same filters and calls.
 import { describe, expect, it } from 'vitest';
-import { EslClient, control, useSimulator, type Ev } from './helpers.js';
+import { NODE_SUBSCRIPTION } from '../../src/esl/event.js';
+import { EslClient, parkedInboundCall, useSimulator, type Ev } from './helpers.js';
 
 /** Its client runs the calls, subscribed to everything, unfiltered. */
 const fx = useSimulator();
 
-/** A client subscribed to every channel event, with these filters; asserts each one's reply. */
-async function filtered(filters: readonly string[]): Promise<EslClient> {
-  const client = await EslClient.connect(fx.sim.eslPort);
+/** A client subscribed to `events`, with these filters; asserts each one's reply. */
+async function filtered(filters: readonly string[], events = 'ALL'): Promise<EslClient> {
+  const client = await EslClient.connect(fx.sim.eslPort, 'json', events);
   for (const filter of filters) {
     const [header, ...value] = filter.split(' ');
     expect(await client.command(`filter ${filter}`)).toBe(
@@ -25,15 +27,17 @@ async function filtered(filters: readonly string[]): Promise<EslClient> {
  * everything it was going to receive of the call has come.
  */
 async function callSeenBy(client: EslClient): Promise<string[]> {
-  const { sim, client: driver } = fx;
-  const { json } = await control(sim, 'POST', '/sim/calls', { to: '100', from: '200' });
-  const uuid = json.uuid as string;
-  await driver.waitEvent('CHANNEL_PARK', uuid);
+  const { client: driver } = fx;
+  const uuid = await parkedInboundCall(fx);
   expect(await driver.execute(uuid, 'answer', '', 'app-answer', true)).toBe('+OK');
   await driver.waitEvent('CHANNEL_EXECUTE_COMPLETE', uuid);
   expect(await driver.api(`uuid_kill ${uuid}`)).toBe('+OK\n');
   await driver.waitEvent('CHANNEL_DESTROY', uuid);
   await driver.api('status'); // the simulator has written every event of the call by its reply
+  return seenOf(client, uuid);
+}
+
+function seenOf(client: EslClient, uuid: string): string[] {
   return client.events
     .filter((e) => e['Unique-ID'] === uuid && e['Event-Name'] !== 'CHANNEL_STATE')
     .map(describeEvent);
@@ -82,5 +86,56 @@ describe('event filters', () => {
     );
     expect(await callSeenBy(client)).toEqual(['CHANNEL_PARK', 'CHANNEL_ANSWER']);
     client.close();
+  });
+
+  // What FreeSWITCH 1.10.12 (built from source) sent a client with the media node's subscription
+  // and filters for the same calls and commands, on 2026-11-26.
+  it('give the media node what FreeSWITCH gives it: park, answer, a playback, a prompt, a bridge', async () => {
+    const { events, filters } = NODE_SUBSCRIPTION;
+    const node = await filtered(
+      filters.map((filter) => filter.join(' ')),
+      events.join(' '),
+    );
+    const { client: driver } = fx;
+    const [call, leg] = [await parkedInboundCall(fx), await parkedInboundCall(fx)];
+    for (const uuid of [call, leg]) {
+      await driver.execute(uuid, 'answer', '', `answer-${uuid}`, true);
+      await driver.waitEvent('CHANNEL_EXECUTE_COMPLETE', uuid);
+    }
+    const commands = [
+      ['playback', 'tone_stream://%(200,0,440);loops=2'],
+      ['play_and_get_digits', '1 1 1 500 # silence_stream://200 silence_stream://100 d \\d+'],
+    ] as const;
+    for (const [app, arg] of commands) {
+      await driver.execute(call, app, arg, `${app}-${call}`, true);
+      await driver.waitEvent('CHANNEL_EXECUTE_COMPLETE', call, (e) => e.Application === app);
+    }
+    expect(await driver.api(`uuid_setvar ${call} park_after_bridge true`)).toBe('+OK\n');
+    expect(await driver.api(`uuid_bridge ${call} ${leg}`)).toBe(`+OK ${leg}\n`);
+    await driver.waitEvent('CHANNEL_BRIDGE', call);
+    for (const uuid of [call, leg]) {
+      await driver.api(`uuid_kill ${uuid}`);
+      await driver.waitEvent('CHANNEL_DESTROY', uuid);
+    }
+    await driver.api('status');
+
+    const answered = ['CHANNEL_PARK', 'CHANNEL_ANSWER', 'CHANNEL_EXECUTE_COMPLETE(answer)'];
+    const ended = ['CHANNEL_EXECUTE(uuid_bridge)', 'CHANNEL_HANGUP', 'CHANNEL_HANGUP_COMPLETE'];
+    expect(seenOf(node, call)).toEqual([
+      ...answered,
+      'CHANNEL_EXECUTE(playback)',
+      'PLAYBACK_START',
+      'PLAYBACK_STOP',
+      'CHANNEL_EXECUTE_COMPLETE(playback)',
+      'CHANNEL_EXECUTE(play_and_get_digits)',
+      'PLAYBACK_START',
+      'PLAYBACK_STOP',
+      'PLAYBACK_START',
+      'PLAYBACK_STOP',
+      'CHANNEL_EXECUTE_COMPLETE(play_and_get_digits)',
+      ...ended,
+    ]);
+    expect(seenOf(node, leg)).toEqual([...answered, ...ended]);
+    node.close();
   });
 });
