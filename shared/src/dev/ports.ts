@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 
 const listenOnAnyPort = (): Promise<Server> =>
   new Promise((resolve, reject) => {
@@ -18,15 +18,13 @@ const close = (server: Server): Promise<void> =>
  */
 export async function freePorts<N extends string>(...names: N[]): Promise<Record<N, number>> {
   const servers: Server[] = [];
+  const ports = {} as Record<N, number>;
   try {
-    for (const _ of names) servers.push(await listenOnAnyPort());
-    const ports = {} as Record<N, number>;
-    names.forEach((name, i) => {
-      const address = servers[i]?.address();
-      if (address === null || typeof address !== 'object')
-        throw new Error('could not allocate a port');
-      ports[name] = address.port;
-    });
+    for (const name of names) {
+      const server = await listenOnAnyPort();
+      servers.push(server);
+      ports[name] = (server.address() as AddressInfo).port;
+    }
     return ports;
   } finally {
     await Promise.all(servers.map(close));
