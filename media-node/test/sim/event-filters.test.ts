@@ -4,7 +4,7 @@
 // expected here is what FreeSWITCH 1.10.12 sent for the same filters and calls.
 import { describe, expect, it } from 'vitest';
 import { NODE_SUBSCRIPTION } from '../../src/esl/event.js';
-import { EslClient, parkedInboundCall, useSimulator, type Ev } from './helpers.js';
+import { EslClient, parkedInboundCall, useSimulator } from './helpers.js';
 
 /** Its client runs the calls, subscribed to everything, unfiltered. */
 const fx = useSimulator();
@@ -34,18 +34,7 @@ async function callSeenBy(client: EslClient): Promise<string[]> {
   expect(await driver.api(`uuid_kill ${uuid}`)).toBe('+OK\n');
   await driver.waitEvent('CHANNEL_DESTROY', uuid);
   await driver.api('status'); // the simulator has written every event of the call by its reply
-  return seenOf(client, uuid);
-}
-
-function seenOf(client: EslClient, uuid: string): string[] {
-  return client.events
-    .filter((e) => e['Unique-ID'] === uuid && e['Event-Name'] !== 'CHANNEL_STATE')
-    .map(describeEvent);
-}
-
-function describeEvent(e: Ev): string {
-  const app = e.Application;
-  return app ? `${e['Event-Name']}(${app})` : (e['Event-Name'] ?? '');
+  return client.trail(uuid);
 }
 
 describe('event filters', () => {
@@ -121,7 +110,7 @@ describe('event filters', () => {
 
     const answered = ['CHANNEL_PARK', 'CHANNEL_ANSWER', 'CHANNEL_EXECUTE_COMPLETE(answer)'];
     const ended = ['CHANNEL_EXECUTE(uuid_bridge)', 'CHANNEL_HANGUP', 'CHANNEL_HANGUP_COMPLETE'];
-    expect(seenOf(node, call)).toEqual([
+    expect(node.trail(call)).toEqual([
       ...answered,
       'CHANNEL_EXECUTE(playback)',
       'PLAYBACK_START',
@@ -135,7 +124,7 @@ describe('event filters', () => {
       'CHANNEL_EXECUTE_COMPLETE(play_and_get_digits)',
       ...ended,
     ]);
-    expect(seenOf(node, leg)).toEqual([...answered, ...ended]);
+    expect(node.trail(leg)).toEqual([...answered, ...ended]);
     node.close();
   });
 });

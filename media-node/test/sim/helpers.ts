@@ -133,10 +133,20 @@ export class EslClient {
 
   /** Events of one channel since index `from`, as names (CUSTOM as CUSTOM(subclass)). */
   sequence(uuid: string, from = 0, skip: string[] = ['CHANNEL_STATE', 'API']): string[] {
+    return this.channelEvents(uuid, from, skip).map((e) => name(e));
+  }
+
+  /** Every event of one channel as `sequence` names it, with its application: `CHANNEL_EXECUTE(park)`. */
+  trail(uuid: string): string[] {
+    return this.channelEvents(uuid).map((e) =>
+      e.Application ? `${name(e)}(${e.Application})` : name(e),
+    );
+  }
+
+  private channelEvents(uuid: string, from = 0, skip = ['CHANNEL_STATE', 'API']): Ev[] {
     return this.events
       .slice(from)
-      .filter((e) => e['Unique-ID'] === uuid && !skip.includes(e['Event-Name'] ?? ''))
-      .map((e) => name(e));
+      .filter((e) => e['Unique-ID'] === uuid && !skip.includes(e['Event-Name'] ?? ''));
   }
 
   close(): void {

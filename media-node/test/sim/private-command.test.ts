@@ -2,12 +2,9 @@
 // message that park takes while the call has no media. Each sequence is what FreeSWITCH 1.10.12
 // sent for the same inbound call (parked by the dialplan, unanswered) and messages.
 import { describe, expect, it } from 'vitest';
-import { name, parkedInboundCall, useSimulator } from './helpers.js';
+import { parkedInboundCall, useSimulator } from './helpers.js';
 
 const fx = useSimulator();
-
-/** Events the simulator leaves out (CHANNEL_STATE aside, it fires what FreeSWITCH does). */
-const UNCOMPARED = new Set(['CHANNEL_STATE']);
 
 async function hangupMessage(uuid: string): Promise<void> {
   const reply = await fx.client.command(`sendmsg ${uuid}`, {
@@ -20,9 +17,7 @@ async function hangupMessage(uuid: string): Promise<void> {
 /** The call's events once it is gone, as `NAME(application)`. */
 async function eventsOf(uuid: string): Promise<string[]> {
   await fx.client.waitEvent('CHANNEL_DESTROY', uuid);
-  return fx.client.events
-    .filter((e) => e['Unique-ID'] === uuid && !UNCOMPARED.has(e['Event-Name'] ?? ''))
-    .map((e) => (e.Application ? `${name(e)}(${e.Application})` : name(e)));
+  return fx.client.trail(uuid);
 }
 
 const parked = ['CHANNEL_CREATE', 'CHANNEL_EXECUTE(park)', 'CHANNEL_PARK'];
