@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { connect, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fsUrlEncode, frameEvent, type FsEvent } from '../../sim/esl/event.js';
+import { fsUrlEncode, frameEvent, type FsEvent } from '../src/esl/event.js';
 import { startTestSimulator } from './helpers.js';
 
 /**

@@ -3,7 +3,7 @@
 // DTMF cross over, and uuid_bridge joins a local call to such a leg.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { startSimulator, type Simulator } from '../../sim/index.js';
+import { startSimulator, type Simulator } from '../src/index.js';
 import { EslClient, control, type Ev } from './helpers.js';
 
 let here: Simulator;

@@ -1,7 +1,7 @@
 // The control API over real HTTP, observed through the event socket with modesl.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { Simulator } from '../../sim/index.js';
+import type { Simulator } from '../src/index.js';
 import { EslClient, control, startMediaServer, startTestSimulator } from './helpers.js';
 
 let sim: Simulator;

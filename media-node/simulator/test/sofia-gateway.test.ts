@@ -2,7 +2,7 @@
 // sofia_outgoing_channel): `sofia status gateway <name>` and an originate through a gateway.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../sim/index.js';
+import { startSimulator, type Simulator } from '../src/index.js';
 import { EslClient } from './helpers.js';
 
 let sim: Simulator;

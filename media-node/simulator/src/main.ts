@@ -1,4 +1,4 @@
-// Entrypoint: `tsx media-node/sim/main.ts`. Config from the environment (see config.ts).
+// Entrypoint: `tsx media-node/simulator/src/main.ts`. Config from the environment (see config.ts).
 import { createLogger } from '@voicegw/shared';
 import { loadSimConfig } from './config.js';
 import { startSimulator } from './index.js';

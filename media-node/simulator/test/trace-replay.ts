@@ -12,11 +12,11 @@ import {
   normalizeValue,
   type Fixture,
   type Step,
-} from '../fixtures/trace-fixture.js';
+} from './fixtures/trace-fixture.js';
 import type { EslClient, Ev } from './helpers.js';
 
 export function loadFixture(name: string): Fixture {
-  const path = join(import.meta.dirname, '..', 'fixtures', 'traces', `${name}.json`);
+  const path = join(import.meta.dirname, 'fixtures', 'traces', `${name}.json`);
   return JSON.parse(readFileSync(path, 'utf8')) as Fixture;
 }
 

@@ -3,7 +3,7 @@
 // before; values compare without regard to case; `/…/` is a regular expression. Every sequence
 // expected here is what FreeSWITCH 1.10.12 sent for the same filters and calls.
 import { describe, expect, it } from 'vitest';
-import { NODE_SUBSCRIPTION } from '../../src/esl/event.js';
+import { NODE_SUBSCRIPTION } from '@voicegw/media-node';
 import { EslClient, parkedInboundCall, useSimulator } from './helpers.js';
 
 /** Its client runs the calls, subscribed to everything, unfiltered. */

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseWav } from '../../sim/media/wav.js';
+import { parseWav } from '../src/media/wav.js';
 import { parkedCall, useSimulator } from './helpers.js';
 
 const sim = useSimulator();

@@ -2,7 +2,7 @@
 // replies and, for every originated leg, the same events in the same order with the same key
 // headers (fixtures extracted from ../shared/freeswitch/traces by fixtures/extract-traces.ts).
 import { describe, expect, it } from 'vitest';
-import { SCENARIOS } from '../fixtures/trace-fixture.js';
+import { SCENARIOS } from './fixtures/trace-fixture.js';
 import { EslClient, startMediaServer, startTestSimulator, type Ev } from './helpers.js';
 import { expectedLeg, keyHeaders, legEvents, loadFixture, replay } from './trace-replay.js';
 
