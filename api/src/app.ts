@@ -15,6 +15,16 @@ import validators from './plugins/validators.js';
 import adminRoutes from './routes/admin/index.js';
 import healthRoutes from './routes/health.js';
 import v1Routes from './routes/v1.js';
+// What the plugins add to the fastify instance (App) is declared in their modules. These imports
+// keep those declarations in app.d.ts, which the other workspaces and the api's tests compile
+// against; the value imports above vanish from it.
+import './plugins/auth.js';
+import './plugins/errors.js';
+import './plugins/infrastructure.js';
+import './plugins/json-body.js';
+import './plugins/openapi.js';
+import './plugins/rate-limit.js';
+import './plugins/recent-errors.js';
 
 export interface BuildAppOptions {
   readonly config: ApiConfig;

@@ -8,3 +8,5 @@ export { DispatcherEnv, loadDispatcherConfig } from './webhooks/config.js';
 export type { DispatcherConfig } from './webhooks/config.js';
 export { startDispatcher } from './webhooks/start.js';
 export type { Dispatcher, DispatcherOptions } from './webhooks/start.js';
+export { ERRORS, GatewayError } from './errors/catalogue.js';
+export type { ErrorCode, GatewayErrorOptions } from './errors/catalogue.js';

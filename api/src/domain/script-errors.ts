@@ -1,11 +1,5 @@
-import {
-  GatewayError,
-  failureCode,
-  scriptCodeName,
-  type ErrorCode,
-  type ScriptCodeName,
-  type ScriptName,
-} from '@voicegw/shared';
+import { failureCode, scriptCodeName, type ScriptCodeName, type ScriptName } from '@voicegw/shared';
+import { GatewayError, type ErrorCode } from '../errors/catalogue.js';
 import { rateLimited } from './rate-limited.js';
 
 /** A script's negative reply: its code and the values after it, with what the caller knows. */

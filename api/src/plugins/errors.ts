@@ -1,6 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ERRORS, GatewayError, type ErrorCode } from '@voicegw/shared';
+import { ERRORS, GatewayError, type ErrorCode } from '../errors/catalogue.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validationError } from './validation-messages.js';

@@ -1,3 +1,4 @@
+/// <reference types="@fastify/swagger" preserve="true" />
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';

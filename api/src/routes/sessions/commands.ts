@@ -1,10 +1,10 @@
 import {
-  GatewayError,
   SESSION_COMMAND_NAMES,
   SessionCommandBodies,
   type SessionCommandArgs,
   type SessionCommandName,
 } from '@voicegw/shared';
+import { GatewayError } from '../../errors/catalogue.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DeferredReply, MembershipReply } from '../../domain/command-replies.js';

@@ -2,7 +2,6 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import {
-  GatewayError,
   parseSessionId,
   recordingPath,
   readWavLayout,
@@ -13,6 +12,7 @@ import {
   wavHeader,
   type RecordingRecord,
 } from '@voicegw/shared';
+import { GatewayError } from '../../errors/catalogue.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
