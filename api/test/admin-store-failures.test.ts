@@ -1,4 +1,4 @@
-import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { spawnRedis, type SpawnedRedis } from '@voicegw/tools';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest, useApi, type TestApi } from './helpers.js';

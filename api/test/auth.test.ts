@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnRedis } from '@voicegw/shared';
+import { spawnRedis } from '@voicegw/tools';
 import type { InjectOptions } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, liveNode, seedSession, useApi, withApi, type TestApi } from './helpers.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ApiEnv } from '../src/config.js';
-import { LauncherEnv } from '@voicegw/shared/launcher';
+import { LauncherEnv } from '@voicegw/tools/launcher';
 
 const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
 

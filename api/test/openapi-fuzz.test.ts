@@ -2,11 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ERRORS, freePort, stopChild } from '@voicegw/shared';
+import { freePort, stopChild } from '@voicegw/tools';
+import { ERRORS } from '@voicegw/api';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { OPENAPI_FILE } from '../src/openapi/write.js';
+import { OPENAPI_FILE } from '@voicegw/tools/generate';
 import {
   ADMIN_KEY,
   createTenant,

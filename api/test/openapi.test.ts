@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { checkGenerated } from '@voicegw/shared';
+import { checkGenerated } from '@voicegw/tools';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_DOCUMENT, OPENAPI_FILE, openApiText } from '../src/openapi/write.js';
+import { OPENAPI_DOCUMENT, OPENAPI_FILE, openApiText } from '@voicegw/tools/generate';
 import { useApi } from './helpers.js';
 
 interface Operation {
@@ -180,7 +180,7 @@ describe('committed docs/openapi.json', () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'api/src/openapi/write.ts', '--check'],
+      ['--import', 'tsx', 'tools/src/generate/openapi.ts', '--check'],
       { cwd: root },
     );
     expect(stdout).toContain('docs/openapi.json is up to date');

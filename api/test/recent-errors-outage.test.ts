@@ -1,4 +1,4 @@
-import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { spawnRedis, type SpawnedRedis } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, useApi, useTenant } from './helpers.js';
 

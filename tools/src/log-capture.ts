@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from '../logger.js';
+import { createLogger, type Logger } from '@voicegw/shared';
 
 /** One JSON log line as pino wrote it. */
 export interface LogLine {

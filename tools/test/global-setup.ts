@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { provisionCurl, provisionRedisServer, spawnRedis } from '@voicegw/shared';
+import { provisionCurl, provisionRedisServer, spawnRedis } from '@voicegw/tools';
 
 /** One real redis-server for the whole run; each test file isolates itself with its own key prefix. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

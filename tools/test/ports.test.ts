@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { freePorts } from '../src/dev/ports.js';
+import { freePorts } from '../src/ports.js';
 
 describe('freePorts', () => {
   // Probed one at a time, seven ports repeated one in about 230 tries here: the kernel may hand a

@@ -6,8 +6,8 @@ import {
   provisionRedisServer,
   RedisProvisioningError,
   type PlatformFacts,
-} from '@voicegw/shared';
-import { parseOsRelease } from '../src/dev/provision.js';
+} from '@voicegw/tools';
+import { parseOsRelease } from '../src/provision.js';
 
 const DEBIAN = parseOsRelease('PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n');
 const UBUNTU = parseOsRelease('ID=ubuntu\nID_LIKE=debian\n');

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { inject, describe, expect, it } from 'vitest';
-import { PortTakenError, spawnRedis } from '../src/dev/redis-server.js';
+import { PortTakenError, spawnRedis } from '../src/redis-server.js';
 
 describe('test redis-server', () => {
   it('answers PING on the URL the global setup provides', async () => {

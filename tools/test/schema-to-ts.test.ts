@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { declaration, typeOf } from '../scripts/schema-to-ts.js';
+import { declaration, typeOf } from '../src/generate/schema-to-ts.js';
 
 const member = {
   type: 'object',

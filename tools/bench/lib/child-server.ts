@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stopChild } from '@voicegw/shared';
+import { stopChild } from '@voicegw/tools';
 import type { HopMarks } from '@voicegw/shared';
 import {
   isHopsReply,

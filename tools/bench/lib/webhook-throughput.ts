@@ -1,11 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  createEventPublisher,
-  envelope,
-  RedisKeys,
-  spawnRedis,
-  type EventPayload,
-} from '@voicegw/shared';
+import { createEventPublisher, envelope, RedisKeys, type EventPayload } from '@voicegw/shared';
+import { spawnRedis } from '@voicegw/tools';
 import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { AppStore } from '@voicegw/api';

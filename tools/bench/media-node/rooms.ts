@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeToneWav } from '@voicegw/media-node/sim';
+import { makeToneWav } from '@voicegw/simulator';
 import type { RawEsl } from '../lib/esl-client.js';
 import type { Recorder } from '../lib/task-load.js';
 import type { LiveCall } from './flows.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { hopTrace, RedisKeys, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { hopTrace, RedisKeys } from '@voicegw/shared';
+import { spawnRedis, type SpawnedRedis } from '@voicegw/tools';
 import { Redis } from 'ioredis';
 import { AppStore } from '@voicegw/api';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';

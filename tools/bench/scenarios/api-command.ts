@@ -1,4 +1,5 @@
-import { RedisKeys, spawnRedis } from '@voicegw/shared';
+import { RedisKeys } from '@voicegw/shared';
+import { spawnRedis } from '@voicegw/tools';
 import { Redis } from 'ioredis';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import { closedLoop } from '../lib/closed-loop.js';

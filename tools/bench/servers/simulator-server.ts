@@ -1,4 +1,4 @@
-import { startSimulator } from '@voicegw/media-node/sim';
+import { startSimulator } from '@voicegw/simulator';
 import { answerMemoryRequests, serveUntilStopped } from './protocol.js';
 
 /**

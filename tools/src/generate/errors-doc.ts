@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { generatedFileScript, type GeneratedFile } from '../dev/generated-file.js';
-import { ERRORS } from './catalogue.js';
+import { generatedFileScript, type GeneratedFile } from './generated-file.js';
+import { ERRORS } from '@voicegw/api';
 
 /**
  * `npm run errors:doc` writes docs/errors.md from the error catalogue; `npm run errors:check`
@@ -20,7 +20,7 @@ Every error the api answers has the body \`{"success": false, "error": "<message
 add \`code\`), with the status and exact message below. Branch on the status (and \`code\` where
 given), not on the message text. The catalogue code names the error in the source and the logs. \`429\` answers carry \`Retry-After\` in seconds.
 
-This page is generated from \`shared/src/errors/catalogue.ts\` by \`npm run errors:doc\`; CI fails when
+This page is generated from \`api/src/errors/catalogue.ts\` by \`npm run errors:doc\`; CI fails when
 it is out of date.
 
 | status | catalogue code | message | when |

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { generatedFileScript, spawnRedis, type GeneratedFile } from '@voicegw/shared';
-import { buildApp, type App } from '../app.js';
-import { loadApiConfig } from '../config.js';
+import { spawnRedis } from '../redis-server.js';
+import { generatedFileScript, type GeneratedFile } from './generated-file.js';
+import { buildApp, loadApiConfig, type App } from '@voicegw/api';
 
 /**
  * `npm run openapi` writes docs/openapi.json from the route schemas; `npm run openapi:check`

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../config/load.js';
+import { loadConfig } from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
 
 /** Environment of `npm start`, the all-in-one development launcher. */

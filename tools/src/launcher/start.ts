@@ -65,7 +65,7 @@ const esl = simulated
   ? { host: '127.0.0.1', port: config.SIM_ESL_PORT, password: 'ClueCon' }
   : { host: config.FS_ESL_HOST ?? '', port: config.FS_ESL_PORT, password: config.FS_ESL_PASSWORD };
 if (simulated) {
-  launch('simulator', '@voicegw/media-node/sim/main', {
+  launch('simulator', '@voicegw/simulator/main', {
     SIM_ESL_HOST: esl.host,
     SIM_ESL_PORT: String(esl.port),
     SIM_ESL_PASSWORD: esl.password,
