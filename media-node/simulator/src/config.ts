@@ -1,86 +1,45 @@
 // The simulator's environment, validated once at start into a typed, defaulted, frozen object.
 // A bad value throws an error naming the variable. Nothing else in the simulator reads
-// process.env.
+// process.env. The descriptions are its documentation: `npm run config:doc` renders them into
+// docs/simulator.md and docs/configuration.md.
+import { CommonEnv, loadConfig } from '@voicegw/shared';
+import { Type, type Static } from 'typebox';
 
-export interface SimConfig {
-  /** Event socket bind address. */
-  readonly SIM_ESL_HOST: string;
-  /** Event socket port (FreeSWITCH's default 8021; 0 picks a free port). */
-  readonly SIM_ESL_PORT: number;
-  /** Event socket password. */
-  readonly SIM_ESL_PASSWORD: string;
-  /** Control API bind address. */
-  readonly SIM_HTTP_HOST: string;
-  /** Control API port. */
-  readonly SIM_HTTP_PORT: number;
-  /** SIP trunk bind address (loopback: simulators on one machine call each other). */
-  readonly SIM_SIP_HOST: string;
-  /** SIP trunk port (FreeSWITCH's external profile listens on 5080; 0 picks a free port). */
-  readonly SIM_SIP_PORT: number;
-  /** FreeSWITCH-Hostname / FreeSWITCH-Switchname of every event. */
-  readonly SIM_HOSTNAME: string;
-  /** FreeSWITCH-IPv4 of every event and the host part of inbound channel names. */
-  readonly SIM_IPV4: string;
-  /** Comma-separated names of the sofia gateways it has (sofia/gateway/<name>/…). */
-  readonly SIM_GATEWAYS: string;
-  readonly LOG_LEVEL: string;
-}
+const text = (fallback: string, description: string) =>
+  Type.String({ default: fallback, pattern: '^\\S+$', description });
 
-const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const port = (fallback: number, description: string) =>
+  Type.Integer({ minimum: 0, maximum: 65_535, default: fallback, description });
 
-const DEFAULTS: SimConfig = {
-  SIM_ESL_HOST: '127.0.0.1',
-  SIM_ESL_PORT: 8021,
-  SIM_ESL_PASSWORD: 'ClueCon',
-  SIM_HTTP_HOST: '127.0.0.1',
-  SIM_HTTP_PORT: 8090,
-  SIM_SIP_HOST: '127.0.0.1',
-  SIM_SIP_PORT: 5080,
-  SIM_HOSTNAME: 'sim-1',
-  SIM_IPV4: '127.0.0.1',
-  SIM_GATEWAYS: 'pstn',
-  LOG_LEVEL: 'info',
-};
+export const SimEnv = Type.Object({
+  SIM_ESL_HOST: text('127.0.0.1', 'Event socket bind address.'),
+  SIM_ESL_PORT: port(8021, "Event socket port (FreeSWITCH's default; `0`: any free port)."),
+  SIM_ESL_PASSWORD: text('ClueCon', 'Event socket `auth` password.'),
+  SIM_HTTP_HOST: text('127.0.0.1', 'Control API bind address.'),
+  SIM_HTTP_PORT: port(8090, 'Control API port.'),
+  SIM_SIP_HOST: text(
+    '127.0.0.1',
+    'SIP trunk bind address (loopback: simulators on one machine call each other).',
+  ),
+  SIM_SIP_PORT: port(
+    5080,
+    "SIP trunk port (FreeSWITCH's external profile port; `0`: any free port).",
+  ),
+  SIM_HOSTNAME: text('sim-1', '`FreeSWITCH-Hostname` and `FreeSWITCH-Switchname` of every event.'),
+  SIM_IPV4: text(
+    '127.0.0.1',
+    '`FreeSWITCH-IPv4` of every event, the conference domain and the host part of inbound ' +
+      'channel names.',
+  ),
+  SIM_GATEWAYS: text(
+    'pstn',
+    'Comma-separated names of the sofia gateways it has, so that `sofia/gateway/<name>/…` ' +
+      'dials work and `sofia status gateway <name>` answers as FreeSWITCH does.',
+  ),
+  LOG_LEVEL: CommonEnv.LOG_LEVEL,
+});
 
-export function loadSimConfig(env: NodeJS.ProcessEnv = process.env): SimConfig {
-  const problems: string[] = [];
-  const pick = (name: keyof SimConfig): string | undefined => {
-    const v = env[name];
-    return v === undefined || v === '' ? undefined : v;
-  };
-  type PortName = 'SIM_ESL_PORT' | 'SIM_HTTP_PORT' | 'SIM_SIP_PORT';
-  const port = (name: PortName): number => {
-    const raw = pick(name);
-    if (raw === undefined) return DEFAULTS[name];
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n > 65535)
-      problems.push(`${name} must be a port number 0-65535, got "${raw}"`);
-    return n;
-  };
-  const text = (name: Exclude<keyof SimConfig, PortName>): string => {
-    const raw = pick(name);
-    if (raw === undefined) return DEFAULTS[name];
-    if (/\s/.test(raw)) problems.push(`${name} must not contain whitespace`);
-    return raw;
-  };
-  const config: SimConfig = {
-    SIM_ESL_HOST: text('SIM_ESL_HOST'),
-    SIM_ESL_PORT: port('SIM_ESL_PORT'),
-    SIM_ESL_PASSWORD: text('SIM_ESL_PASSWORD'),
-    SIM_HTTP_HOST: text('SIM_HTTP_HOST'),
-    SIM_HTTP_PORT: port('SIM_HTTP_PORT'),
-    SIM_SIP_HOST: text('SIM_SIP_HOST'),
-    SIM_SIP_PORT: port('SIM_SIP_PORT'),
-    SIM_HOSTNAME: text('SIM_HOSTNAME'),
-    SIM_IPV4: text('SIM_IPV4'),
-    SIM_GATEWAYS: text('SIM_GATEWAYS'),
-    LOG_LEVEL: text('LOG_LEVEL'),
-  };
-  if (!LEVELS.includes(config.LOG_LEVEL)) {
-    problems.push(`LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${config.LOG_LEVEL}"`);
-  }
-  if (problems.length > 0) {
-    throw new Error(`Invalid simulator configuration:\n  ${problems.join('\n  ')}`);
-  }
-  return Object.freeze(config);
-}
+export type SimConfig = Static<typeof SimEnv>;
+
+export const loadSimConfig = (env: NodeJS.ProcessEnv = process.env): SimConfig =>
+  loadConfig(SimEnv, env);

@@ -8,6 +8,8 @@ import { buildControlApp } from './control/app.js';
 
 /** A WAV tone, for prompts served to the simulator (its playback reads the file's length). */
 export { makeToneWav } from './media/wav.js';
+/** Its environment's schema, which docs/configuration.md and docs/simulator.md are generated from. */
+export { SimEnv } from './config.js';
 
 export interface SimulatorOptions {
   readonly eslHost?: string;
