@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 
 /**
- * `tsx bench/profile-summary.ts <file.cpuprofile> [top]`: where the CPU time of a server child
- * went (a profile written by `npm run bench -- --cpu-prof <dir>`), by area and by function, as
- * shares of the busy time (idle excluded).
+ * `npx tsx tools/bench/profile-summary.ts <file.cpuprofile> [top]`, run from the repository root
+ * (areas are named by their path from the working directory): where the CPU time of a server
+ * child went (a profile written by `npm run bench -- --cpu-prof <dir>`), by area and by function,
+ * as shares of the busy time (idle excluded).
  */
 interface CallFrame {
   readonly functionName: string;
@@ -52,7 +53,7 @@ function top(totals: Map<string, number>, busy: number, n: number): string[] {
 
 const [file, limit = '25'] = process.argv.slice(2);
 if (file === undefined) {
-  console.error('usage: tsx bench/profile-summary.ts <file.cpuprofile> [top]');
+  console.error('usage: npx tsx tools/bench/profile-summary.ts <file.cpuprofile> [top]');
   process.exit(2);
 }
 const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;

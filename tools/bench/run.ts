@@ -9,8 +9,8 @@ import { SCENARIOS } from './scenarios/index.js';
 /**
  * `npm run bench`: runs every scenario (or those named), prints one side-by-side table per
  * scenario with its targets marked PASS or MISS, and writes the same as markdown to
- * bench/report/latest.md, with a chart of the figures beside their baselines in
- * bench/report/latest.svg. A missed target is reported, not turned into a failing exit code;
+ * tools/bench/report/latest.md, with a chart of the figures beside their baselines in
+ * tools/bench/report/latest.svg. A missed target is reported, not turned into a failing exit code;
  * only a benchmark that cannot run exits non-zero.
  */
 const REPORT = fileURLToPath(new URL('./report/latest.md', import.meta.url));

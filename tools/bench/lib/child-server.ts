@@ -17,7 +17,7 @@ export interface ChildServer {
   readonly name: string;
   readonly pid: number;
   readonly origin: string;
-  /** What the child reported besides its port (see its file in bench/servers/). */
+  /** What the child reported besides its port (see its file in tools/bench/servers/). */
   readonly info: Readonly<Record<string, string>>;
   /** CPU time the child has used so far (ms); undefined where it cannot be read. */
   cpuMs(): number | undefined;
@@ -29,7 +29,7 @@ export interface ChildServer {
 }
 
 export interface ChildServerOptions {
-  /** File under bench/servers/, e.g. `api-server.ts`. */
+  /** File under tools/bench/servers/, e.g. `api-server.ts`. */
   readonly file: string;
   readonly env?: Readonly<Record<string, string>>;
   /** Write a V8 CPU profile of the child to `<dir>/<file name>/` when it stops. */
@@ -40,7 +40,7 @@ export interface ChildServerOptions {
 
 const STARTUP_TIMEOUT_MS = 30_000;
 
-/** Forks `tsx bench/servers/<file>` and waits for the port it reports over IPC. */
+/** Forks `tsx tools/bench/servers/<file>` and waits for the port it reports over IPC. */
 export async function startChildServer(options: ChildServerOptions): Promise<ChildServer> {
   const script = fileURLToPath(new URL(`../servers/${options.file}`, import.meta.url));
   const execArgv = ['--import', 'tsx', ...(options.execArgv ?? [])];

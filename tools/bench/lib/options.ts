@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** Options of `npm run bench`, compiled once from flags and environment, fully defaulted. */
@@ -10,7 +11,11 @@ export interface BenchOptions {
   readonly connections: number;
   /** Scenario names to run; empty runs all. */
   readonly only: readonly string[];
-  /** Directory for `--cpu-prof` of every server under test; undefined: no profiling. */
+  /**
+   * Absolute directory for `--cpu-prof` of every server under test; undefined: no profiling.
+   * A relative path is taken from npm's starting directory (`INIT_CWD`: the repository root for
+   * the root's `npm run bench`), not from tools/bench, where the workspace's script runs.
+   */
   readonly cpuProfileDir: string | undefined;
   /** Live sessions the media-node scenario ramps up to. */
   readonly sessions: number;
@@ -71,7 +76,10 @@ export function parseOptions(
     warmupSec: positive('warmup', values.warmup ?? env.BENCH_WARMUP, 3, false),
     connections: positive('connections', values.connections ?? env.BENCH_CONNECTIONS, 50, true),
     only: only.map((s) => s.trim()).filter((s) => s !== ''),
-    cpuProfileDir: profileDir === undefined || profileDir === '' ? undefined : profileDir,
+    cpuProfileDir:
+      profileDir === undefined || profileDir === ''
+        ? undefined
+        : resolve(env.INIT_CWD ?? process.cwd(), profileDir),
     sessions: positive('sessions', values.sessions ?? env.BENCH_SESSIONS, 1000, true),
     rounds: positive('rounds', values.rounds ?? env.BENCH_ROUNDS, 3, true),
   };

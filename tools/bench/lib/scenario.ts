@@ -33,8 +33,8 @@ export interface ScenarioResult {
 }
 
 /**
- * A benchmark scenario (`bench/scenarios/<name>.ts`). It starts what it needs, measures, stops
- * everything it started, and never fails the process on a missed target: it reports it.
+ * A benchmark scenario (`tools/bench/scenarios/<name>.ts`). It starts what it needs, measures,
+ * stops everything it started, and never fails the process on a missed target: it reports it.
  */
 export interface Scenario {
   readonly name: string;

@@ -4,7 +4,7 @@ import type { PacedLoadResult } from '../lib/paced-load.js';
 import type { ChartBar, Check, Cell, ScenarioResult } from '../lib/scenario.js';
 import { median, type LoadResult } from '../lib/stats.js';
 
-/** Issue 2's targets. */
+/** The targets of the api's command path. */
 const MIN_RATIO = 0.5;
 const MAX_P99_AT_HALF_RATE_MS = 5;
 

@@ -16,9 +16,9 @@ import {
 import { gatewayCall, gatewayHangup, inParallel, type LiveCall } from '../media-node/flows.js';
 import { MediaStack } from '../media-node/stack.js';
 
-/** Target of issue 4: dispatcher webhooks/s at least this share of a raw undici POST loop. */
+/** Target: dispatcher webhooks/s at least this share of a raw undici POST loop. */
 const MIN_RATIO = 0.6;
-/** Target of issue 4: command POST → its command.result webhook, p99, at E2E_RATE commands/s. */
+/** Target: command POST → its command.result webhook, p99, at E2E_RATE commands/s. */
 const E2E_P99_MS = 25;
 const E2E_RATE = 500;
 /** Live calls the paced commands go round robin over: each gets one every 400 ms (cooldown 100). */
