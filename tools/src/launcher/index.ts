@@ -1,4 +1,4 @@
-// The launcher's parts that tests reuse (package subpath @voicegw/shared/launcher); `npm start`
+// The launcher's parts that tests reuse (package subpath @voicegw/tools/launcher); `npm start`
 // runs start.ts itself.
 export { startChild } from './children.js';
 export type { Child } from './children.js';
