@@ -51,6 +51,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     // Errors raised before routing (the router's, node's parser's) in the contract's shape too.
     frameworkErrors,
     clientErrorHandler,
+    // Its 503 while closing has a body of its own; the errors plugin answers those instead.
+    return503OnClosing: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

@@ -211,7 +211,7 @@ export async function expectMissingApiKey(
     payload: JSON.stringify(body),
   });
   expect(res.statusCode).toBe(401);
-  expect(res.json()).toEqual({ success: false, error: 'Missing API key' });
+  expect(res.json()).toEqual({ success: false, error: 'Missing API key', code: 'missing_api_key' });
 }
 
 /** Creates a conference room as `tenant` (answered 201): its id. */

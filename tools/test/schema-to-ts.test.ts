@@ -30,4 +30,16 @@ describe('the contract printer', () => {
     const described = { ...member, description: 'Another member' };
     expect(typeOf(described, '', named)).toBe('{\n  id: string;\n  muted?: boolean;\n}');
   });
+
+  it("prints a reference to one of the document's components by the component's name", () => {
+    const body = {
+      type: 'object',
+      properties: { code: { $ref: '#/components/schemas/ErrorCode' } },
+      required: ['code'],
+    };
+    expect(typeOf(body)).toBe('{\n  code: ErrorCode;\n}');
+    expect(() => typeOf({ $ref: 'https://example.com/schema.json' })).toThrow(
+      'unsupported $ref https://example.com/schema.json',
+    );
+  });
 });

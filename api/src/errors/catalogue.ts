@@ -1,7 +1,9 @@
 /**
- * The one catalogue of client-visible errors: a stable code, the HTTP status and the contract's
- * exact message. Handlers throw `GatewayError`s built from it; one error handler renders them as
- * `{success:false, error}`. Branch on `code`, never on message text.
+ * The one catalogue of client-visible errors: a name, the HTTP status and the contract's exact
+ * message. Handlers throw `GatewayError`s built from it, and every error body is
+ * `{success:false, error, code}`, `code` being the entry's name in lowercase (`ROUTE_NOT_FOUND` →
+ * `route_not_found`): clients branch on it, never on message text, so a name, once released, is
+ * never changed.
  */
 interface ErrorEntry {
   readonly status: number;
@@ -119,7 +121,7 @@ export const ERRORS = {
   CID_NOT_ALLOWED: {
     status: 403,
     message: 'from is not on the caller-ID allow-list',
-    when: "A dial's `from` is not on the app's caller-ID allow-list (body `code: cid_not_allowed`).",
+    when: "A dial's `from` is not on the app's caller-ID allow-list.",
   },
   // 404
   ROUTE_NOT_FOUND: {
@@ -293,48 +295,71 @@ export const ERRORS = {
   NO_FS_CAPACITY: {
     status: 503,
     message: 'No outbound capacity; retry with backoff',
-    when: 'Every media node is at its outbound channel limit (body `code: no_fs_capacity`).',
+    when: 'Every media node is at its outbound channel limit.',
   },
   NO_MEDIA_NODE: {
     status: 503,
     message: 'No media node available; retry with backoff',
     when: 'No live media node can host a new room.',
   },
+  SHUTTING_DOWN: {
+    status: 503,
+    message: 'Server is shutting down; retry with backoff',
+    when: 'The request reached an api instance that is closing (it also closes the connection).',
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
-export type ErrorCode = keyof typeof ERRORS;
+/** A catalogue entry's name, as the source throws it: `new GatewayError('ROUTE_NOT_FOUND')`. */
+export type ErrorName = keyof typeof ERRORS;
 
-/** Machine-readable codes the contract puts in the body (dial): `{success:false, error, code}`. */
-const BODY_CODES: Partial<Record<ErrorCode, string>> = {
-  CID_NOT_ALLOWED: 'cid_not_allowed',
-  NO_FS_CAPACITY: 'no_fs_capacity',
+/** The body's `code`: the entry's name in lowercase, stable across releases. */
+export type ErrorCode = Lowercase<ErrorName>;
+
+export const errorCode = <N extends ErrorName>(name: N): Lowercase<N> =>
+  name.toLowerCase() as Lowercase<N>;
+
+/** Every code the api can answer, in catalogue order. */
+export const ERROR_CODES: readonly ErrorCode[] = (Object.keys(ERRORS) as ErrorName[]).map(
+  errorCode,
+);
+
+/** What every error answer carries; some errors add fields of their own (`detail`, `app_id`). */
+export interface ErrorBody {
+  readonly success: false;
+  readonly error: string;
+  readonly code: ErrorCode;
+}
+
+/** Fields an error adds to its body; they cannot replace the three every body has. */
+export type ExtraErrorFields = Readonly<Record<string, unknown>> & {
+  readonly [K in keyof ErrorBody]?: never;
 };
 
 export interface GatewayErrorOptions {
   /** Replaces the catalogue message (validation failures say what was wrong). */
   readonly message?: string;
   /** Extra body fields, e.g. `detail.room_id` of a taken conference name. */
-  readonly body?: Record<string, unknown>;
+  readonly body?: ExtraErrorFields;
   /** Response headers, e.g. Retry-After. */
   readonly headers?: Record<string, string>;
   readonly cause?: unknown;
 }
 
 export class GatewayError extends Error {
+  readonly code: ErrorCode;
   readonly statusCode: number;
-  readonly body: Record<string, unknown>;
+  /** The answer's body: the one place an error body is made. */
+  readonly body: ErrorBody & Readonly<Record<string, unknown>>;
   readonly headers: Record<string, string>;
 
-  constructor(
-    readonly code: ErrorCode,
-    options: GatewayErrorOptions = {},
-  ) {
-    const entry = ERRORS[code];
+  constructor(name: ErrorName, options: GatewayErrorOptions = {}) {
+    const entry = ERRORS[name];
     super(options.message ?? entry.message, { cause: options.cause });
     this.name = 'GatewayError';
+    this.code = errorCode(name);
     this.statusCode = entry.status;
-    const bodyCode = BODY_CODES[code];
-    this.body = { ...(bodyCode ? { code: bodyCode } : {}), ...options.body };
+    // Extras first: nothing can replace the fields every body has.
+    this.body = { ...options.body, success: false, error: this.message, code: this.code };
     this.headers = options.headers ?? {};
   }
 }

@@ -10,6 +10,11 @@ export default fp(
     await app.register(swagger, {
       transform: documentRoute,
       transformObject: documentObject,
+      // Shared schemas (the error codes) are components named by their $id, not `def-N`.
+      refResolver: {
+        buildLocalReference: (json, _baseUri, _fragment, i) =>
+          typeof json.$id === 'string' ? json.$id : `def-${i}`,
+      },
       openapi: {
         openapi: '3.1.0',
         info: {

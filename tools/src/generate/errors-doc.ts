@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { generatedFileScript, type GeneratedFile } from './generated-file.js';
-import { ERRORS } from '@voicegw/api';
+import { errorCode, ERRORS, type ErrorName } from '@voicegw/api';
 
 /**
  * `npm run errors:doc` writes docs/errors.md from the error catalogue; `npm run errors:check`
@@ -16,14 +16,17 @@ const ERRORS_DOC: GeneratedFile = {
 
 const HEADER = `# Errors
 
-Every error the api answers has the body \`{"success": false, "error": "<message>"}\` (dial errors
-add \`code\`), with the status and exact message below. Branch on the status (and \`code\` where
-given), not on the message text. The catalogue code names the error in the source and the logs. \`429\` answers carry \`Retry-After\` in seconds.
+Every error the api answers has the body
+\`{"success": false, "error": "<message>", "code": "<code>"}\`, with the status, code and message
+below. Branch on \`code\`, never on the message text: a code is stable across releases, and some
+messages say what was wrong (\`validation_failed\` names the field). A few errors add fields of
+their own (\`detail\`, \`app_id\`: see docs/openapi.json); \`429\` answers carry \`Retry-After\` in
+seconds.
 
-This page is generated from \`api/src/errors/catalogue.ts\` by \`npm run errors:doc\`; CI fails when
-it is out of date.
+This page is generated from \`api/src/errors/catalogue.ts\`, where each code is its entry's name in
+upper case, by \`npm run errors:doc\`; CI fails when it is out of date.
 
-| status | catalogue code | message | when |
+| status | code | message | when |
 | --- | --- | --- | --- |
 `;
 
@@ -31,8 +34,8 @@ const cell = (text: string): string => text.replaceAll('|', '\\|');
 
 /** The page: one row per catalogue entry, by status, then in catalogue order. */
 export function renderErrorsDoc(): string {
-  const rows = Object.entries(ERRORS)
-    .map(([code, entry], index) => ({ code, entry, index }))
+  const rows = (Object.keys(ERRORS) as ErrorName[])
+    .map((name, index) => ({ code: errorCode(name), entry: ERRORS[name], index }))
     .sort((a, b) => a.entry.status - b.entry.status || a.index - b.index)
     .map(
       ({ code, entry }) =>

@@ -1,13 +1,15 @@
 // A JSON Schema → TypeScript printer for the schemas the api validates with (TypeBox output,
 // as @fastify/swagger writes it into docs/openapi.json): objects, arrays, records, literals,
-// enums, unions and nullables, which is all those schemas use.
+// enums, unions, nullables and references to the document's components, which is all those
+// schemas use.
 
 type Json = Record<string, unknown>;
 
 /**
  * Named types by their schema's JSON: a schema met inside another that is exactly a named one
  * (a list's items, a command's answer) prints as that name, not again in full. The openapi
- * document inlines every schema, so equal text is how a shared one shows.
+ * document inlines every schema but its components (the error codes), so equal text is how a
+ * shared one shows.
  */
 export type NamedSchemas = ReadonlyMap<string, string>;
 
@@ -17,6 +19,7 @@ const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const COMPONENT = /^#\/components\/schemas\/([A-Za-z_$][\w$]*)$/;
 const key = (name: string): string => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
 
 /** A `/** … *\/` line for a description, or nothing. */
@@ -31,6 +34,12 @@ export function typeOf(schema: unknown, indent = '', named = NONE): string {
 }
 
 function structure(schema: Json, indent: string, named: NamedSchemas): string {
+  // A component prints as its name: the contract declares each under it.
+  if (typeof schema.$ref === 'string') {
+    const component = COMPONENT.exec(schema.$ref)?.[1];
+    if (component === undefined) throw new Error(`unsupported $ref ${schema.$ref}`);
+    return component;
+  }
   if ('const' in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   const variants = schema.anyOf ?? schema.oneOf;
