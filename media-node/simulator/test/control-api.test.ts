@@ -1,4 +1,4 @@
-// The control API over real HTTP, observed through the event socket with modesl.
+// The control API over real HTTP, observed through the event socket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { Simulator } from '../src/index.js';

@@ -10,8 +10,11 @@ import { EslClient, parkedInboundCall, useSimulator } from './helpers.js';
 const fx = useSimulator();
 
 /** A client subscribed to `events`, with these filters; asserts each one's reply. */
-async function filtered(filters: readonly string[], events = 'ALL'): Promise<EslClient> {
-  const client = await EslClient.connect(fx.sim.eslPort, 'json', events);
+async function filtered(
+  filters: readonly string[],
+  events: readonly string[] = ['ALL'],
+): Promise<EslClient> {
+  const client = await EslClient.connect(fx.sim.eslPort, { events });
   for (const filter of filters) {
     const [header, ...value] = filter.split(' ');
     expect(await client.command(`filter ${filter}`)).toBe(
@@ -83,7 +86,7 @@ describe('event filters', () => {
     const { events, filters } = NODE_SUBSCRIPTION;
     const node = await filtered(
       filters.map((filter) => filter.join(' ')),
-      events.join(' '),
+      events,
     );
     const { client: driver } = fx;
     const [call, leg] = [await parkedInboundCall(fx), await parkedInboundCall(fx)];

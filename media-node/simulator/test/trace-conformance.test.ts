@@ -1,6 +1,7 @@
 // The simulator replays each recorded FreeSWITCH 1.10.12 scenario and must produce the same
 // replies and, for every originated leg, the same events in the same order with the same key
-// headers (fixtures extracted from ../shared/freeswitch/traces by fixtures/extract-traces.ts).
+// headers (the fixtures in fixtures/traces/, extracted from the recordings by
+// fixtures/extract-traces.ts).
 import { describe, expect, it } from 'vitest';
 import { SCENARIOS } from './fixtures/trace-fixture.js';
 import { EslClient, startMediaServer, startTestSimulator, type Ev } from './helpers.js';
@@ -30,10 +31,9 @@ describe('trace conformance', () => {
         const fixture = loadFixture(name);
         const sim = await startTestSimulator();
         const media = await startMediaServer();
-        const client = await EslClient.connect(
-          sim.eslPort,
-          name === 'j_plain_format' ? 'plain' : 'json',
-        );
+        const client = await EslClient.connect(sim.eslPort, {
+          format: name === 'j_plain_format' ? 'plain' : 'json',
+        });
         try {
           const result = await replay(fixture, client, media.base);
           for (const uuid of Object.keys(fixture.legs))

@@ -1,5 +1,5 @@
-// Replays a recorded scenario against the simulator with modesl: the same commands at the
-// same moments (the recording's timing is the scenario: "pause, wait 1.5 s, pause again"),
+// Replays a recorded scenario against the simulator over the event socket: the same commands at
+// the same moments (the recording's timing is the scenario: "pause, wait 1.5 s, pause again"),
 // then reads back what the simulator answered and fired, normalised like the fixtures.
 import { readFileSync } from 'node:fs';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -104,12 +104,9 @@ export async function replay(
     } else if (step.kind === 'bgapi') {
       const entry: ReplayResult['replies'][number] = { step, reply: '' };
       replies.push(entry);
-      const done = new Promise<void>((resolve) =>
-        client.conn.bgapi(rest, (ev) => {
-          entry.jobResult = normalize(ev.getBody());
-          resolve();
-        }),
-      );
+      const done = client.bgapi(rest, 30_000).then((body) => {
+        entry.jobResult = normalize(body);
+      });
       jobs.push(done);
       if (step.jobUuid) jobDone.set(step.jobUuid, done);
     } else {

@@ -1,6 +1,6 @@
 import { EVENT_FIELDS, hopTrace } from '@voicegw/shared';
+import { KeyedMailbox } from '@voicegw/simulator/client';
 import type { Redis } from 'ioredis';
-import { KeyedMailbox } from './keyed-mailbox.js';
 
 /** A published event: the contract payload plus the envelope. */
 export type GatewayEvent = Readonly<Record<string, unknown>> & { readonly event: string };

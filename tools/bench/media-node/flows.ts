@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hopTrace, monotonicMs } from '@voicegw/shared';
-import type { RawEsl } from '../lib/esl-client.js';
+import type { EslClient } from '@voicegw/simulator/client';
 import type { JsonClient } from '../lib/http-json.js';
 import type { Recorder } from '../lib/task-load.js';
 import type { BenchApp, Gateway } from './stack.js';
@@ -90,7 +90,7 @@ export async function gatewayCommand(gw: Gateway, call: LiveCall, record: Record
 
 /** The baseline call: placed in the simulator, parked, answered and killed over the socket. */
 export async function rawCall(
-  esl: RawEsl,
+  esl: EslClient,
   control: JsonClient,
   record: Recorder,
   keep = false,
@@ -101,7 +101,7 @@ export async function rawCall(
   const t1 = performance.now();
   record('new', t1 - t0);
   const answered = later(esl.once(`CHANNEL_ANSWER:${uuid}`));
-  await esl.execute(uuid, 'answer', randomUUID());
+  await esl.execute(uuid, 'answer', '', randomUUID(), true);
   await answered;
   const t2 = performance.now();
   record('answer', t2 - t1);
@@ -115,11 +115,11 @@ export async function rawCall(
 }
 
 /** The baseline command: `sendmsg execute answer` (event-lock) → its EXECUTE_COMPLETE. */
-export async function rawCommand(esl: RawEsl, call: LiveCall, record: Recorder) {
+export async function rawCommand(esl: EslClient, call: LiveCall, record: Recorder) {
   const t0 = performance.now();
   const appUuid = randomUUID();
   const done = later(esl.once(`CHANNEL_EXECUTE_COMPLETE:app:${appUuid}`));
-  await esl.execute(call.id, 'answer', appUuid);
+  await esl.execute(call.id, 'answer', '', appUuid, true);
   const t1 = performance.now();
   record('accepted', t1 - t0);
   await done;

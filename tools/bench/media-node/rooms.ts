@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeToneWav } from '@voicegw/simulator';
-import type { RawEsl } from '../lib/esl-client.js';
+import type { EslClient } from '@voicegw/simulator/client';
 import type { Recorder } from '../lib/task-load.js';
 import type { LiveCall } from './flows.js';
 import type { Gateway } from './stack.js';
@@ -114,7 +114,7 @@ export async function gatewayRoom(gw: Gateway, teams: Teams, audioUrl: string, r
   }
 }
 
-export async function rawRoom(esl: RawEsl, teams: Teams, file: string, record: Recorder) {
+export async function rawRoom(esl: EslClient, teams: Teams, file: string, record: Recorder) {
   const team = await teams.take();
   try {
     const room = `bench-${randomUUID()}`;
@@ -122,7 +122,9 @@ export async function rawRoom(esl: RawEsl, teams: Teams, file: string, record: R
     const t1 = performance.now();
     const added = team.map((c) => later(esl.once(event('add-member', c.id))));
     await Promise.all(
-      team.map((c) => esl.execute(c.id, 'conference', randomUUID(), `${room}@default+flags{mute}`)),
+      team.map((c) =>
+        esl.execute(c.id, 'conference', `${room}@default+flags{mute}`, randomUUID(), true),
+      ),
     );
     await Promise.all(added);
     const t2 = performance.now();

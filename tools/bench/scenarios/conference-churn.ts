@@ -1,4 +1,4 @@
-import { RawEsl } from '../lib/esl-client.js';
+import { EslClient } from '@voicegw/simulator/client';
 import type { Scenario } from '../lib/scenario.js';
 import { gatewayCall, gatewayHangup, inParallel, rawCall } from '../media-node/flows.js';
 import { measureMax } from '../media-node/measure.js';
@@ -43,7 +43,11 @@ export const conferenceChurn: Scenario = {
     const prompt = await servePrompt();
     const load = { ...options, connections: ROOMS_AT_ONCE };
     try {
-      const esl = await RawEsl.connect(stack.eslPort, stack.eslPassword, RAW_EVENTS);
+      const esl = await EslClient.connect(stack.eslPort, {
+        password: stack.eslPassword,
+        events: RAW_EVENTS,
+        record: false,
+      });
       log(`baseline: ${TEAMS * MEMBERS} live calls, then rooms, ${ROOMS_AT_ONCE} at once`);
       const rawOpened = await inParallel(
         Array.from({ length: TEAMS * MEMBERS }),

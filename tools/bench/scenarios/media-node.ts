@@ -1,4 +1,4 @@
-import { RawEsl } from '../lib/esl-client.js';
+import { EslClient } from '@voicegw/simulator/client';
 import type { Scenario } from '../lib/scenario.js';
 import {
   gatewayCall,
@@ -39,7 +39,11 @@ export const mediaNode: Scenario = {
     const stack = await MediaStack.start(options);
     try {
       // Baseline first: once a media node is connected it takes every parked call.
-      const esl = await RawEsl.connect(stack.eslPort, stack.eslPassword, RAW_EVENTS);
+      const esl = await EslClient.connect(stack.eslPort, {
+        password: stack.eslPassword,
+        events: RAW_EVENTS,
+        record: false,
+      });
       log(`baseline: inbound calls, ${options.connections} at once, ${options.durationSec} s`);
       const rawCalls = await measureMax(stack, options, (r) => rawCall(esl, stack.control, r));
       log(`baseline: ${COMMAND_CALLS} live calls, then commands`);

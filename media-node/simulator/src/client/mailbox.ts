@@ -1,9 +1,10 @@
-/** How long an event nobody has asked for yet is kept; nobody waits for most of them. */
+/** How long a value nobody has asked for yet is kept; nobody waits for most of them. */
 const EARLY_TTL_MS = 30_000;
 
 /**
  * Values delivered under keys, awaited by key: a value that arrives before anyone waits is kept
- * (for 30 s) so that `once` finds it, and one that arrives for a waiter resolves it at once.
+ * (for 30 s) so that `once` finds it, and one that arrives for a waiter resolves it at once. A
+ * key has one waiter at a time; a second `once` on it replaces the first.
  */
 export class KeyedMailbox<T> {
   private readonly waiters = new Map<string, (value: T) => void>();
@@ -17,14 +18,15 @@ export class KeyedMailbox<T> {
       return Promise.resolve(early.value);
     }
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(key);
-        reject(new Error(`no ${key} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.waiters.set(key, (value) => {
+      const settle = (value: T): void => {
         clearTimeout(timer);
         resolve(value);
-      });
+      };
+      const timer = setTimeout(() => {
+        if (this.waiters.get(key) === settle) this.waiters.delete(key);
+        reject(new Error(`no ${key} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.set(key, settle);
     });
   }
 
