@@ -36,6 +36,8 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // Cycles of runtime imports. It skips `import type` (no option changes that), so
+      // tools/test/import-cycles.test.ts checks every import, type-only ones included.
       'import-x/no-cycle': 'error',
       // The api's domain is what the routes and plugins are built on: it imports neither.
       'import-x/no-restricted-paths': [

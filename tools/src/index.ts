@@ -20,3 +20,5 @@ export type { LogLine } from './log-capture.js';
 export { checkGenerated, generatedFileScript } from './generate/generated-file.js';
 export type { CheckResult, GeneratedFile } from './generate/generated-file.js';
 export { late, slot } from './fixture-slot.js';
+export { importCycles, importGraph, sourceFiles } from './import-graph.js';
+export type { ImportGraph } from './import-graph.js';

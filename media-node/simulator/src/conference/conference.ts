@@ -1,15 +1,24 @@
 // mod_conference rooms: members, flags, floor and the room's file player, each change
 // announced with a CUSTOM conference::maintenance event shaped like trace f.
 import { randomUUID } from 'node:crypto';
-import type { Header } from '../esl/event.js';
+import type { FsEvent, Header } from '../esl/event.js';
 import type { Channel } from '../core/channel.js';
-import type { SimContext } from '../core/context.js';
 import { channelHeaders } from '../core/channel-headers.js';
+import type { CallingSite, Identity } from '../core/event-factory.js';
 import { TEARDOWN_DELAY_MS } from '../core/timing.js';
+import type { MediaResolver } from '../media/audio-source.js';
 import { ConferenceFiles } from './files.js';
 
 export const SUBCLASS = 'conference::maintenance';
 const ALONE_SOUND = '/usr/local/freeswitch/sounds/en/us/callie/conference/conf-alone.wav';
+
+/** What a room uses of its switch (a SimContext is one): its events, and its files' audio. */
+export interface ConferenceHost {
+  readonly identity: Pick<Identity, 'ipv4'>;
+  readonly media: MediaResolver;
+  createEvent(name: string, site?: CallingSite, subclass?: string): FsEvent;
+  fire(event: FsEvent): void;
+}
 
 export interface Member {
   readonly id: number;
@@ -35,10 +44,10 @@ export class Conference {
   constructor(
     readonly name: string,
     readonly profile: string,
-    private readonly ctx: SimContext,
+    private readonly ctx: ConferenceHost,
     private readonly registry: ConferenceRegistry,
   ) {
-    this.files = new ConferenceFiles(ctx, 'play-file', (action, before, after) =>
+    this.files = new ConferenceFiles(ctx.media, 'play-file', (action, before, after) =>
       this.fireRoom(action, after, before),
     );
   }
@@ -61,7 +70,7 @@ export class Conference {
       volumeIn: 0,
       volumeOut: 0,
       energy: 100,
-      files: new ConferenceFiles(this.ctx, 'play-file-member', (action, before, after) =>
+      files: new ConferenceFiles(this.ctx.media, 'play-file-member', (action, before, after) =>
         this.fireMember(member, action, after, before),
       ),
       leave,
@@ -189,7 +198,7 @@ function memberHeaders(m: Member): Header[] {
 }
 
 export class ConferenceRegistry extends Map<string, Conference> {
-  constructor(private readonly ctxRef: () => SimContext) {
+  constructor(private readonly ctxRef: () => ConferenceHost) {
     super();
   }
 

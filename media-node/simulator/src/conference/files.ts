@@ -2,7 +2,7 @@
 // play at once with `async`), can be paused (a toggle), seeked and stopped; play-file and
 // play-file-done events (or their -member forms) announce them.
 import type { Header } from '../esl/event.js';
-import type { SimContext } from '../core/context.js';
+import type { MediaResolver } from '../media/audio-source.js';
 import { Player } from '../media/player.js';
 import { TEARDOWN_DELAY_MS } from '../core/timing.js';
 
@@ -19,7 +19,7 @@ export class ConferenceFiles {
   private readonly asyncs = new Set<Entry>();
 
   constructor(
-    private readonly ctx: SimContext,
+    private readonly media: MediaResolver,
     private readonly action: string,
     private readonly emit: Emit,
   ) {}
@@ -30,7 +30,7 @@ export class ConferenceFiles {
 
   /** Resolves the file; `false` when it cannot be played (the event then carries Error). */
   async play(file: string, async: boolean): Promise<boolean> {
-    const resolved = await this.ctx.media.resolve(file);
+    const resolved = await this.media.resolve(file);
     if (!resolved.ok) {
       setTimeout(
         () =>

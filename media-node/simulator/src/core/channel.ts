@@ -1,9 +1,9 @@
 // One simulated FreeSWITCH channel (one UUID): its state machine, variables and the event
 // sequences of ringing, early media, answer, DTMF and hangup in the order of the traces.
-import type { Header } from '../esl/event.js';
-import type { SimContext } from './context.js';
+import type { Logger } from '@voicegw/shared';
+import type { FsEvent, Header } from '../esl/event.js';
 import { normalizeCause, q850 } from './causes.js';
-import { Executor } from './executor.js';
+import { Executor, type AppHandle } from './executor.js';
 import { TEARDOWN_DELAY_MS, sleep } from './timing.js';
 import {
   channelHeaders,
@@ -15,6 +15,18 @@ import {
   type ChannelStateName,
   type ChannelTimes,
 } from './channel-headers.js';
+
+/** What a channel uses of its switch (a SimContext is one). */
+export interface ChannelHost {
+  readonly log: Logger;
+  /** The live channels by uuid: a channel is in it from its creation to its teardown. */
+  readonly channels: Map<string, Channel>;
+  /** Counts sessions for `status` and HEARTBEAT. */
+  noteSession(): void;
+  fireIfHeard(name: string, addHeaders: (event: FsEvent) => void): void;
+  /** Starts application `app` on `channel`; undefined: no such application. */
+  launch(channel: Channel, app: string, arg: string): AppHandle | undefined;
+}
 
 export interface ChannelInit {
   readonly uuid: string;
@@ -71,7 +83,7 @@ export class Channel {
   readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
 
   constructor(
-    private readonly ctx: SimContext,
+    private readonly ctx: ChannelHost,
     init: ChannelInit,
   ) {
     this.uuid = init.uuid;
@@ -80,7 +92,7 @@ export class Channel {
     const created = nowMicros();
     this.times = { created, answered: 0, progress: 0, progressMedia: 0, hangup: 0 };
     for (const [k, v] of init.vars ?? []) this.vars.set(k, v);
-    this.executor = new Executor(this, ctx);
+    this.executor = new Executor(this, (app, arg) => ctx.launch(this, app, arg), ctx.log);
     ctx.channels.set(this.uuid, this);
     ctx.noteSession();
   }

@@ -1,21 +1,16 @@
-// The seams between the simulator's parts, as types only, so that channels, applications, the
-// conference module and the API commands depend on interfaces rather than on each other.
+// The simulator's context, as types only: what applications and API commands are given. The
+// channels, their executor, the conference rooms and the trunk it names import none of it: each
+// declares the little it uses of the switch (ChannelHost, ConferenceHost, InboundHost), so no
+// import circle forms (tools/test/import-cycles.test.ts).
 import type { Logger } from '@voicegw/shared';
 import type { FsEvent, Header } from '../esl/event.js';
 import type { Channel } from './channel.js';
-import type { Player } from '../media/player.js';
+import type { CallingSite, Identity } from './event-factory.js';
+import type { AppHandle } from './executor.js';
 import type { MediaResolver } from '../media/audio-source.js';
 import type { NumberBook } from './numbers.js';
 import type { ConferenceRegistry } from '../conference/conference.js';
 import type { Trunk } from '../trunk/trunk.js';
-
-export interface Identity {
-  readonly coreUuid: string;
-  readonly hostname: string;
-  readonly ipv4: string;
-  readonly ipv6: string;
-  readonly startedAt: number;
-}
 
 /** A receiver of fired events: an event-socket listener. */
 export interface EventSink {
@@ -23,9 +18,6 @@ export interface EventSink {
   hears(name: string): boolean;
   deliver(event: FsEvent): void;
 }
-
-/** Where an event claims to come from (file, function, line), as FreeSWITCH stamps it. */
-export type CallingSite = readonly [file: string, func: string, line: number];
 
 export interface SimContext {
   readonly log: Logger;
@@ -47,32 +39,12 @@ export interface SimContext {
    * number is taken either way.
    */
   fireIfHeard(name: string, addHeaders: (event: FsEvent) => void): void;
-  findApp(name: string): AppImpl | undefined;
+  /** Starts application `app` on `channel`, with this context; undefined: no such application. */
+  launch(channel: Channel, app: string, arg: string): AppHandle | undefined;
   /** Counts sessions for `status` and HEARTBEAT. */
   noteSession(): void;
 }
 
-/** A running application on a channel: how the channel controls it while it runs. */
-export interface AppHandle {
-  /** Resolves with the Application-Response when the application ends. */
-  readonly done: Promise<string>;
-  /** The channel hung up: end now, firing the application's own closing events. */
-  hangup(): void;
-  /** uuid_break: stop the media now; `true` if there was media to stop. */
-  breakMedia?(): boolean;
-  /** A DTMF digit reached the channel while this application was on top. */
-  dtmf?(digit: string, samples: number): void;
-  /** What `show channels` lists as the application, when it is not the one started. */
-  label?(): string;
-  /** Another application started on top of this one (no event-lock): freeze media. */
-  suspend?(): void;
-  resume?(): void;
-  /** Whether queued messages may run nested now (media apps: only while their file plays). */
-  acceptsMessages?(): boolean;
-  /** The file handle uuid_fileman acts on, when a file is playing. */
-  fileHandle?(): Player | undefined;
-}
-
 export type AppImpl = (channel: Channel, arg: string, ctx: SimContext) => AppHandle;
 
-export type { FsEvent, Header };
+export type { AppHandle, FsEvent, Header };

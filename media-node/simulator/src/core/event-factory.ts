@@ -1,8 +1,19 @@
 // Builds the common head of every event (Core-UUID … Event-Sequence) and knows where
 // FreeSWITCH says each event comes from, so the headers look like the traces.
 import type { FsEvent, Header } from '../esl/event.js';
-import type { CallingSite, Identity } from './context.js';
 import { localStamp, nowMicros } from './channel-headers.js';
+
+/** Who this switch is: stamped on every event (Core-UUID, FreeSWITCH-Hostname, …). */
+export interface Identity {
+  readonly coreUuid: string;
+  readonly hostname: string;
+  readonly ipv4: string;
+  readonly ipv6: string;
+  readonly startedAt: number;
+}
+
+/** Where an event claims to come from (file, function, line), as FreeSWITCH stamps it. */
+export type CallingSite = readonly [file: string, func: string, line: number];
 
 const SITES: Record<string, CallingSite> = {
   API: ['switch_loadable_module.c', 'switch_api_execute', 2954],

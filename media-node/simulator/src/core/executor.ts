@@ -3,9 +3,44 @@
 // nested on top of it (the one below freezes) unless an `event-lock` holds the queue; the
 // channel hangs up when its dialplan/originate applications run out.
 import { randomUUID } from 'node:crypto';
-import type { AppHandle, AppImpl, SimContext } from './context.js';
-import type { Channel } from './channel.js';
+import type { Logger } from '@voicegw/shared';
+import type { Header } from '../esl/event.js';
+import type { Player } from '../media/player.js';
 import { MESSAGE_LATENCY_MS, sleep } from './timing.js';
+
+/** A running application on a channel: how the channel controls it while it runs. */
+export interface AppHandle {
+  /** Resolves with the Application-Response when the application ends. */
+  readonly done: Promise<string>;
+  /** The channel hung up: end now, firing the application's own closing events. */
+  hangup(): void;
+  /** uuid_break: stop the media now; `true` if there was media to stop. */
+  breakMedia?(): boolean;
+  /** A DTMF digit reached the channel while this application was on top. */
+  dtmf?(digit: string, samples: number): void;
+  /** What `show channels` lists as the application, when it is not the one started. */
+  label?(): string;
+  /** Another application started on top of this one (no event-lock): freeze media. */
+  suspend?(): void;
+  resume?(): void;
+  /** Whether queued messages may run nested now (media apps: only while their file plays). */
+  acceptsMessages?(): boolean;
+  /** The file handle uuid_fileman acts on, when a file is playing. */
+  fileHandle?(): Player | undefined;
+}
+
+/** What the executor uses of its channel (a Channel is one). */
+export interface ExecutedChannel {
+  readonly uuid: string;
+  readonly alive: boolean;
+  readonly mediaReady: boolean;
+  readonly vars: Map<string, string>;
+  fire(name: string, opts?: { readonly vars?: boolean; readonly tail?: Header[] }): void;
+  hangup(cause?: string): void;
+}
+
+/** Starts application `app` on the executor's channel; undefined: no such application. */
+export type LaunchApp = (app: string, arg: string) => AppHandle | undefined;
 
 export interface ExecRequest {
   readonly app: string;
@@ -49,8 +84,9 @@ export class Executor {
   private generation = 0;
 
   constructor(
-    private readonly channel: Channel,
-    private readonly ctx: SimContext,
+    private readonly channel: ExecutedChannel,
+    private readonly launch: LaunchApp,
+    private readonly log: Logger,
   ) {}
 
   get lastAppResponse(): string {
@@ -99,10 +135,10 @@ export class Executor {
     await this.unwind();
   }
 
-  /** Puts a channel state (a bridge) on the stack: `impl` runs it, with no execute events. */
-  hold(app: string, arg: string, impl: AppImpl): Promise<void> {
+  /** Puts a channel state (a bridge) on the stack: `run` runs it, with no execute events. */
+  hold(app: string, arg: string, run: () => AppHandle): Promise<void> {
     const req = { app, arg, appUuid: randomUUID(), eventLock: false, fromMessage: false };
-    return this.start({ ...req, silent: true }, impl).finished;
+    return this.start({ ...req, silent: true }, run).finished;
   }
 
   /** uuid_break: stop the media on top; `all` also flushes queued messages and every level. */
@@ -164,7 +200,7 @@ export class Executor {
     this.pump();
   }
 
-  private start(req: ExecRequest, override?: AppImpl): Frame {
+  private start(req: ExecRequest, override?: () => AppHandle): Frame {
     let resolveFinished!: () => void;
     const finished = new Promise<void>((r) => (resolveFinished = r));
     const announced = req.fromMessage && this.announcesMessages();
@@ -177,17 +213,17 @@ export class Executor {
       if (req.arg) ch.vars.set('current_application_data', req.arg);
       ch.fire('CHANNEL_EXECUTE', { tail: appHeaders(req) });
     }
-    const impl = override ?? this.ctx.findApp(req.app);
-    if (!impl) {
-      this.ctx.log.warn({ uuid: ch.uuid, app: req.app }, 'unknown application');
+    const handle = override ? override() : this.launch(req.app, req.arg);
+    if (!handle) {
+      this.log.warn({ uuid: ch.uuid, app: req.app }, 'unknown application');
       frame.handle = { done: Promise.resolve('_none_'), hangup: () => undefined };
     } else {
-      frame.handle = impl(ch, req.arg, this.ctx);
+      frame.handle = handle;
     }
     frame.handle.done.then(
       (response) => this.finish(frame, response),
       (err: unknown) => {
-        this.ctx.log.error({ err, app: req.app }, 'application failed');
+        this.log.error({ err, app: req.app }, 'application failed');
         this.finish(frame, '_none_');
       },
     );

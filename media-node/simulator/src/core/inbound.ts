@@ -2,8 +2,13 @@
 // CS_INIT, CHANNEL_CREATE, CS_ROUTING, CS_EXECUTE, CHANNEL_EXECUTE park, CHANNEL_PARK. The call
 // stays unanswered (Answer-State ringing) until the media node answers it.
 import { randomUUID } from 'node:crypto';
-import type { SimContext } from './context.js';
-import { Channel } from './channel.js';
+import { Channel, type ChannelHost } from './channel.js';
+import type { Identity } from './event-factory.js';
+
+/** What placing an inbound call uses of the switch (a SimContext is one). */
+export interface InboundHost extends ChannelHost {
+  readonly identity: Pick<Identity, 'ipv4'>;
+}
 
 export interface InboundCall {
   readonly to: string;
@@ -16,7 +21,7 @@ export interface InboundCall {
   readonly vars?: ReadonlyArray<readonly [string, string]>;
 }
 
-export function placeInboundCall(ctx: SimContext, call: InboundCall): Channel {
+export function placeInboundCall(ctx: InboundHost, call: InboundCall): Channel {
   const uuid = randomUUID();
   const name = `sofia/external/${call.from}@${call.fromHost ?? ctx.identity.ipv4}`;
   const vars: Array<readonly [string, string]> = [

@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@voicegw/shared';
 import type { FsEvent } from '../esl/event.js';
-import type { AppImpl, CallingSite, EventSink, Identity, SimContext } from './context.js';
+import type { AppHandle, EventSink, SimContext } from './context.js';
 import type { Channel } from './channel.js';
-import { EventFactory } from './event-factory.js';
+import { EventFactory, type CallingSite, type Identity } from './event-factory.js';
 import { NumberBook } from './numbers.js';
 import { MediaResolver } from '../media/audio-source.js';
 import { ConferenceRegistry } from '../conference/conference.js';
@@ -79,8 +79,8 @@ export class SimSwitch implements SimContext {
     this.fire(event);
   }
 
-  findApp(name: string): AppImpl | undefined {
-    return APPS.get(name);
+  launch(channel: Channel, app: string, arg: string): AppHandle | undefined {
+    return APPS.get(app)?.(channel, arg, this);
   }
 
   noteSession(): void {

@@ -6,8 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Channel } from '../core/channel.js';
-import type { SimContext } from '../core/context.js';
-import { placeInboundCall } from '../core/inbound.js';
+import { placeInboundCall, type InboundHost } from '../core/inbound.js';
 import { TrunkLeg } from './leg.js';
 import { TrunkWire, type TrunkMessage } from './protocol.js';
 
@@ -26,7 +25,7 @@ export class Trunk {
   private readonly sockets = new Set<Socket>();
   private server: Server | undefined;
 
-  constructor(private readonly ctx: SimContext) {}
+  constructor(private readonly ctx: InboundHost) {}
 
   /** Starts the listener; resolves with its port (0 picks a free one). */
   async listen(host: string, port: number): Promise<number> {
