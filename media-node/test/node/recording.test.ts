@@ -277,6 +277,7 @@ for (const mode of ['file', 'stream'] as const) {
           expect(res.json()).toEqual({
             success: false,
             error: 'Session belongs to a different application',
+            code: 'session_forbidden',
           });
         }
         for (const url of [
