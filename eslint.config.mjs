@@ -1,4 +1,4 @@
-// Lint enforces the boundaries of STYLE.md: no deep imports across workspaces, no cycles,
+// Lint enforces the boundaries of docs/style.md: no deep imports across workspaces, no cycles,
 // no floating promises, consistent type imports.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     ignores: [
       '**/node_modules/**',
-      'bench/report/**',
+      'tools/bench/report/**',
       'sdk/dist/**',
       'charts/**',
       '**/*.mjs',
@@ -36,6 +36,8 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // Cycles of runtime imports. It skips `import type` (no option changes that), so
+      // tools/test/import-cycles.test.ts checks every import, type-only ones included.
       'import-x/no-cycle': 'error',
       // The api's domain is what the routes and plugins are built on: it imports neither.
       'import-x/no-restricted-paths': [
@@ -82,15 +84,56 @@ export default tseslint.config(
               group: [
                 '@voicegw/*/*',
                 '!@voicegw/shared/bus',
-                '!@voicegw/shared/launcher',
-                '!@voicegw/media-node/sim',
+                '!@voicegw/simulator/client',
+                '!@voicegw/tools/launcher',
+                '!@voicegw/tools/generate',
                 '**/shared/src/**',
                 '**/api/src/**',
                 '**/media-node/src/**',
+                '**/simulator/src/**',
+                '**/tools/src/**',
               ],
               message:
                 'Import another workspace through its package entry (@voicegw/<name>, or a ' +
                 'subpath it exports such as @voicegw/shared/bus).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // What the gateway runs in production loads no development tooling: @voicegw/tools (launcher,
+    // provisioning, test helpers) is for npm start, tests, CI and the benchmark only.
+    // tools/test/production-entries.test.ts checks the same of every entry's import graph.
+    files: [
+      'shared/src/**/*.ts',
+      'api/src/**/*.ts',
+      'media-node/src/**/*.ts',
+      'media-node/simulator/src/**/*.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@voicegw/*/*',
+                '!@voicegw/shared/bus',
+                '**/shared/src/**',
+                '**/api/src/**',
+                '**/media-node/src/**',
+                '**/simulator/src/**',
+                '**/tools/src/**',
+              ],
+              message:
+                'Import another workspace through its package entry (@voicegw/<name>, or a ' +
+                'subpath it exports such as @voicegw/shared/bus).',
+            },
+            {
+              group: ['@voicegw/tools', '@voicegw/tools/*', '@voicegw/bench', '**/tools/**'],
+              message: 'Production code cannot load development tooling (@voicegw/tools).',
             },
           ],
         },
@@ -116,7 +159,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/test/**/*.ts', 'bench/**/*.ts'],
+    files: ['**/test/**/*.ts', 'tools/bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -3,11 +3,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: [
-      '{shared,api,media-node,sdk}/test/**/*.test.ts',
+      '{shared,api,media-node,media-node/simulator,sdk,tools}/test/**/*.test.ts',
       'loadtest/receiver/test/*.test.ts',
-      'bench/test/*.test.ts',
+      'tools/bench/test/*.test.ts',
     ],
-    globalSetup: ['shared/test/global-setup.ts'],
+    globalSetup: ['tools/test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // A poll ends as soon as its condition holds; the limit only matters on a loaded machine,

@@ -5,8 +5,8 @@
  * its `command.result` webhook (end to end), and envelope `timestamp` → arrival (the dispatcher's
  * share). Deliveries are verified with each app's Standard Webhooks secret.
  *
- * Needs the webhook dispatcher (issue 4) in front of the event bus, and the receiver running
- * where the dispatcher can reach it, on the same clock as k6:
+ * Needs the webhook dispatcher (api/src/dispatcher.ts) reading the event bus, and the receiver
+ * running where the dispatcher can reach it, on the same clock as k6:
  *
  *   npx tsx loadtest/receiver/main.ts &
  *   k6 run -e ADMIN_API_KEY=... -e RATE=500 loadtest/webhook-latency.ts

@@ -15,6 +15,16 @@ import validators from './plugins/validators.js';
 import adminRoutes from './routes/admin/index.js';
 import healthRoutes from './routes/health.js';
 import v1Routes from './routes/v1.js';
+// What the plugins add to the fastify instance (App) is declared in their modules. These imports
+// keep those declarations in app.d.ts, which the other workspaces and the api's tests compile
+// against; the value imports above vanish from it.
+import './plugins/auth.js';
+import './plugins/errors.js';
+import './plugins/infrastructure.js';
+import './plugins/json-body.js';
+import './plugins/openapi.js';
+import './plugins/rate-limit.js';
+import './plugins/recent-errors.js';
 
 export interface BuildAppOptions {
   readonly config: ApiConfig;
@@ -41,6 +51,8 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
     // Errors raised before routing (the router's, node's parser's) in the contract's shape too.
     frameworkErrors,
     clientErrorHandler,
+    // Its 503 while closing has a body of its own; the errors plugin answers those instead.
+    return503OnClosing: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

@@ -8,3 +8,5 @@ export { DispatcherEnv, loadDispatcherConfig } from './webhooks/config.js';
 export type { DispatcherConfig } from './webhooks/config.js';
 export { startDispatcher } from './webhooks/start.js';
 export type { Dispatcher, DispatcherOptions } from './webhooks/start.js';
+export { ERROR_CODES, ERRORS, errorCode, GatewayError } from './errors/catalogue.js';
+export type { ErrorBody, ErrorCode, ErrorName, GatewayErrorOptions } from './errors/catalogue.js';

@@ -9,14 +9,16 @@ const newAppId = () => `app_${randomBytes(4).toString('hex')}`;
 const admin = (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, raw?: string) =>
   adminRequest(api, method, url, body, raw);
 
-const rejection = (status: number, error: string) => ({ status, body: { success: false, error } });
-
 async function expectRejected(
   res: Awaited<ReturnType<typeof admin>>,
   status: number,
   error: string,
+  code: string,
 ) {
-  expect({ status: res.statusCode, body: res.json() }).toEqual(rejection(status, error));
+  expect({ status: res.statusCode, body: res.json() }).toEqual({
+    status,
+    body: { success: false, error, code },
+  });
 }
 
 const JSON_TYPE = 'application/json';
@@ -87,24 +89,52 @@ describe('POST /admin/apps/{app_id} rejections (400)', () => {
   ];
   it.each(cases)('%s', async (_name, body, message) => {
     const appId = newAppId();
-    await expectRejected(await admin('POST', `/admin/apps/${appId}`, body), 400, message);
+    await expectRejected(
+      await admin('POST', `/admin/apps/${appId}`, body),
+      400,
+      message,
+      'validation_failed',
+    );
     // Nothing was created.
     expect((await admin('GET', `/admin/apps/${appId}`)).statusCode).toBe(404);
   });
 
-  // [name, content-type, raw payload, status, error]: undefined leaves the header or body out.
-  it.each<[string, string | undefined, string | undefined, number, string]>([
-    ['unparseable JSON answers 400 Invalid request body', JSON_TYPE, '{"api_key": ', 400, BAD_BODY],
+  // [name, content-type, raw payload, status, error, code]: undefined leaves the header or body
+  // out.
+  it.each<[string, string | undefined, string | undefined, number, string, string]>([
+    [
+      'unparseable JSON answers 400 Invalid request body',
+      JSON_TYPE,
+      '{"api_key": ',
+      400,
+      BAD_BODY,
+      'invalid_body',
+    ],
     [
       'a missing body answers 415 (send {} to create with defaults)',
       undefined,
       undefined,
       415,
       NOT_JSON,
+      'unsupported_media_type',
     ],
-    ['an empty JSON body answers 400 Invalid request body', JSON_TYPE, '', 400, BAD_BODY],
-    ['a body that is not JSON answers 415', 'text/plain', 'api_key=x', 415, NOT_JSON],
-  ])('%s', async (_name, contentType, payload, status, error) => {
+    [
+      'an empty JSON body answers 400 Invalid request body',
+      JSON_TYPE,
+      '',
+      400,
+      BAD_BODY,
+      'invalid_body',
+    ],
+    [
+      'a body that is not JSON answers 415',
+      'text/plain',
+      'api_key=x',
+      415,
+      NOT_JSON,
+      'unsupported_media_type',
+    ],
+  ])('%s', async (_name, contentType, payload, status, error, code) => {
     const res = await api.app.inject({
       method: 'POST',
       url: `/admin/apps/${newAppId()}`,
@@ -114,7 +144,7 @@ describe('POST /admin/apps/{app_id} rejections (400)', () => {
       },
       ...(payload === undefined ? {} : { payload }),
     });
-    await expectRejected(res, status, error);
+    await expectRejected(res, status, error, code);
   });
 
   it('a rejected overwrite leaves the configuration unchanged', async () => {
@@ -143,6 +173,7 @@ describe('app_id in the path', () => {
         await admin(method, `/admin/apps/${appId}`, method === 'POST' ? {} : undefined),
         400,
         message,
+        'validation_failed',
       );
     });
   }

@@ -147,7 +147,12 @@ describe('GET and DELETE /admin/apps/{app_id}', () => {
       const appId = newAppId();
       const res = await admin(method, `/admin/apps/${appId}`);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ success: false, app_id: appId, error: 'App not found' });
+      expect(res.json()).toEqual({
+        success: false,
+        app_id: appId,
+        error: 'App not found',
+        code: 'app_not_found',
+      });
     },
   );
 

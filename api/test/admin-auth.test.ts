@@ -32,14 +32,14 @@ const request = (target: TestApi, method: Method, url: string, headers: Record<s
     ...(method === 'POST' || method === 'PUT' ? { payload: method === 'PUT' ? '[]' : '{}' } : {}),
   });
 
-const MISSING = 'Missing X-Admin-API-Key header';
+const MISSING = { error: 'Missing X-Admin-API-Key header', code: 'missing_admin_key' };
 
-/** Sends `headers` to every admin route of `target`: each must answer `status` with `error`. */
+/** Sends `headers` to every admin route of `target`: each must answer `status` with `refusal`. */
 async function expectEveryAdminRoute(
   target: TestApi,
   headers: Record<string, string>,
   status: number,
-  error: string,
+  refusal: { error: string; code: string },
 ) {
   for (const [method, url] of adminRoutes(target)) {
     const res = await request(target, method, url, headers);
@@ -47,7 +47,7 @@ async function expectEveryAdminRoute(
       method,
       url,
       status,
-      { success: false, error },
+      { success: false, ...refusal },
     ]);
   }
 }
@@ -84,7 +84,10 @@ describe('admin authentication', () => {
     ['the key with a suffix', `${ADMIN_KEY}0`],
     ['the key in another case', ADMIN_KEY.toUpperCase()],
   ])('every admin route with %s answers 401 Invalid admin API key', (_name, key) =>
-    expectEveryAdminRoute(api, { 'x-admin-api-key': key }, 401, 'Invalid admin API key'),
+    expectEveryAdminRoute(api, { 'x-admin-api-key': key }, 401, {
+      error: 'Invalid admin API key',
+      code: 'invalid_admin_key',
+    }),
   );
 
   it('the application key of an app does not open the admin API', async () => {
@@ -93,7 +96,7 @@ describe('admin authentication', () => {
       'x-api-key': ADMIN_KEY,
     });
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ success: false, error: MISSING });
+    expect(res.json()).toEqual({ success: false, ...MISSING });
   });
 
   it('the right key opens every admin route', async () => {
@@ -112,7 +115,10 @@ describe('admin authentication', () => {
       { 'x-admin-api-key': '' },
     ];
     for (const headers of headerSets) {
-      await expectEveryAdminRoute(unconfigured, headers, 503, 'Admin API not configured');
+      await expectEveryAdminRoute(unconfigured, headers, 503, {
+        error: 'Admin API not configured',
+        code: 'admin_not_configured',
+      });
     }
   });
 
@@ -138,7 +144,11 @@ describe('admin authentication', () => {
       const limited = replies.filter((r) => r.statusCode === 429);
       expect(replies.filter((r) => r.statusCode === 401).length).toBeLessThanOrEqual(20);
       expect(limited.length).toBeGreaterThanOrEqual(5);
-      expect(limited[0]?.json()).toEqual({ success: false, error: 'Rate limit exceeded' });
+      expect(limited[0]?.json()).toEqual({
+        success: false,
+        error: 'Rate limit exceeded',
+        code: 'rate_limited',
+      });
       expect(Number(limited[0]?.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     });
   });

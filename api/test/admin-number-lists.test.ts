@@ -83,7 +83,10 @@ for (const kind of ['cids', 'dids'] as const) {
       const res = await admin('DELETE', `/admin/apps/${appId}/${kind}/${fresh('050')}`);
       expect(outcome(res)).toEqual({
         status: 404,
-        body: { success: false, error: kind === 'cids' ? 'Caller ID not found' : 'DID not found' },
+        body:
+          kind === 'cids'
+            ? { success: false, error: 'Caller ID not found', code: 'cid_not_found' }
+            : { success: false, error: 'DID not found', code: 'did_not_found' },
       });
     });
 
@@ -96,7 +99,7 @@ for (const kind of ['cids', 'dids'] as const) {
       const url = `/admin/apps/${appId}/${kind}${method === 'DELETE' ? '/0501234567' : ''}`;
       expect(outcome(await admin(method, url, payload))).toEqual({
         status: 404,
-        body: { success: false, app_id: appId, error: 'App not found' },
+        body: { success: false, app_id: appId, error: 'App not found', code: 'app_not_found' },
       });
       // No list was left behind for an app that does not exist.
       expect(await api.redis.exists(api.keys.appCids(appId), api.keys.appDids(appId))).toBe(0);
@@ -116,6 +119,7 @@ for (const kind of ['cids', 'dids'] as const) {
         body: {
           success: false,
           error: `Invalid number '${numbers[0]}': Israeli domestic format required`,
+          code: 'validation_failed',
         },
       });
       expect(outcome(await admin('GET', `/admin/apps/${appId}/${kind}`))).toEqual(list(appId, []));
@@ -134,7 +138,7 @@ for (const kind of ['cids', 'dids'] as const) {
       const appId = await newApp();
       expect(outcome(await put(appId, body))).toEqual({
         status: 400,
-        body: { success: false, error },
+        body: { success: false, error, code: 'validation_failed' },
       });
     });
 
@@ -142,7 +146,7 @@ for (const kind of ['cids', 'dids'] as const) {
       const appId = await newApp();
       expect(outcome(await admin('PUT', `/admin/apps/${appId}/${kind}`, '["0501234567"'))).toEqual({
         status: 400,
-        body: { success: false, error: 'Invalid request body' },
+        body: { success: false, error: 'Invalid request body', code: 'invalid_body' },
       });
     });
 
@@ -156,7 +160,11 @@ for (const kind of ['cids', 'dids'] as const) {
       });
       expect(outcome(res)).toEqual({
         status: 415,
-        body: { success: false, error: 'Content-Type must be application/json' },
+        body: {
+          success: false,
+          error: 'Content-Type must be application/json',
+          code: 'unsupported_media_type',
+        },
       });
     });
   });
@@ -183,6 +191,7 @@ describe('DID routing', () => {
       body: {
         success: false,
         error: 'DID is already routed to another application',
+        code: 'did_taken',
         detail: { did: taken, app_id: owner },
       },
     });

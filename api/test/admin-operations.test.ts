@@ -76,7 +76,11 @@ describe('GET /admin/recent-errors', () => {
       headers: { ...tenant.headers, 'x-request-id': `trace-${randomUUID()}` },
     });
     expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual({ success: false, error: 'Internal server error' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Internal server error',
+      code: 'internal',
+    });
 
     const list = await get('/admin/recent-errors');
     expect(list.statusCode).toBe(200);
@@ -107,6 +111,7 @@ describe('GET /admin/recent-errors', () => {
     expect(res.json()).toEqual({
       success: false,
       error: 'Failed to access the configuration store',
+      code: 'admin_store_failed',
     });
     const [newest] = (await get('/admin/recent-errors')).json<{ errors: RecentError[] }>().errors;
     expect(newest).toMatchObject({

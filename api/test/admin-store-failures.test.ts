@@ -1,10 +1,18 @@
-import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { spawnRedis, type SpawnedRedis } from '@voicegw/tools';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminRequest, useApi, type TestApi } from './helpers.js';
 
-const UNAVAILABLE = { success: false, error: 'Configuration store unavailable' };
-const FAILED = { success: false, error: 'Failed to access the configuration store' };
+const UNAVAILABLE = {
+  success: false,
+  error: 'Configuration store unavailable',
+  code: 'config_store_unavailable',
+};
+const FAILED = {
+  success: false,
+  error: 'Failed to access the configuration store',
+  code: 'admin_store_failed',
+};
 
 function admin(api: TestApi, method: NonNullable<InjectOptions['method']>, url: string) {
   const payload = method === 'PUT' ? '["0501234567"]' : method === 'POST' ? '{}' : undefined;

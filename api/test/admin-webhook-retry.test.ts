@@ -80,20 +80,28 @@ describe('POST /admin/apps/{app_id}/webhooks/retry', () => {
     const ghost = await retry('ghost');
     expect([ghost.statusCode, ghost.json()]).toEqual([
       404,
-      { success: false, app_id: 'ghost', error: 'App not found' },
+      { success: false, app_id: 'ghost', error: 'App not found', code: 'app_not_found' },
     ]);
     await gateway.createApp({ app_id: 'muted', webhook_url: '' });
     const muted = await retry('muted');
     expect([muted.statusCode, muted.json()]).toEqual([
       409,
-      { success: false, error: 'Webhooks are disabled for this application (empty webhook_url)' },
+      {
+        success: false,
+        error: 'Webhooks are disabled for this application (empty webhook_url)',
+        code: 'webhooks_off',
+      },
     ]);
     await gateway.createApp({ app_id: 'benched', webhook_url: receiver.url('benched') });
     await gateway.redis.hset(gateway.keys.app('benched'), 'disabled_at', Date.now());
     const benched = await retry('benched');
     expect([benched.statusCode, benched.json()]).toEqual([
       409,
-      { success: false, error: 'Application is disabled; POST its configuration to re-enable it' },
+      {
+        success: false,
+        error: 'Application is disabled; POST its configuration to re-enable it',
+        code: 'app_disabled',
+      },
     ]);
   });
 
@@ -102,12 +110,12 @@ describe('POST /admin/apps/{app_id}/webhooks/retry', () => {
     const missing = await retry('guarded', {});
     expect([missing.statusCode, missing.json()]).toEqual([
       401,
-      { success: false, error: 'Missing X-Admin-API-Key header' },
+      { success: false, error: 'Missing X-Admin-API-Key header', code: 'missing_admin_key' },
     ]);
     const wrong = await retry('guarded', { 'x-admin-api-key': 'not-the-admin-key-at-all' });
     expect([wrong.statusCode, wrong.json()]).toEqual([
       401,
-      { success: false, error: 'Invalid admin API key' },
+      { success: false, error: 'Invalid admin API key', code: 'invalid_admin_key' },
     ]);
     const off = await unconfigured.app.inject({
       method: 'POST',
@@ -116,7 +124,7 @@ describe('POST /admin/apps/{app_id}/webhooks/retry', () => {
     });
     expect([off.statusCode, off.json()]).toEqual([
       503,
-      { success: false, error: 'Admin API not configured' },
+      { success: false, error: 'Admin API not configured', code: 'admin_not_configured' },
     ]);
   });
 });

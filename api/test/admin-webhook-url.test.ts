@@ -39,7 +39,7 @@ const accepted = (appId: string, webhookUrl: string) => ({
 const rejected = (appId: string, error: string) => ({
   appId,
   status: 400,
-  body: { success: false, error },
+  body: { success: false, error, code: 'invalid_webhook_url' },
 });
 
 /** Rows [name, url] of URLs that must all be refused with `error`, as [name, url, error]. */

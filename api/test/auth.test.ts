@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spawnRedis } from '@voicegw/shared';
+import { spawnRedis } from '@voicegw/tools';
 import type { InjectOptions } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, liveNode, seedSession, useApi, withApi, type TestApi } from './helpers.js';
@@ -77,7 +77,10 @@ const call = async (
   return { status: res.statusCode, body: res.json<unknown>(), headers: res.headers };
 };
 
-const refusal = (status: number, error: string) => ({ status, body: { success: false, error } });
+const refusal = (status: number, error: string, code: string) => ({
+  status,
+  body: { success: false, error, code },
+});
 
 /** Waits, if needed, so that the next few requests fall into one fixed window. */
 async function atWindowStart(windowMs: number, needMs: number): Promise<void> {
@@ -108,7 +111,7 @@ describe('application authentication', () => {
     ])('X-App-ID that %s answers 400 Missing X-App-ID header', async (_name, headers) => {
       const got = await call(api, route, app, { ...app.headers, ...headers });
       expect({ status: got.status, body: got.body }).toEqual(
-        refusal(400, 'Missing X-App-ID header'),
+        refusal(400, 'Missing X-App-ID header', 'missing_app_id'),
       );
     });
 
@@ -121,7 +124,7 @@ describe('application authentication', () => {
     ])('X-App-ID with %s answers 400 Invalid X-App-ID format', async (_name, appId) => {
       const got = await call(api, route, app, { 'x-app-id': appId, 'x-api-key': app.apiKey });
       expect({ status: got.status, body: got.body }).toEqual(
-        refusal(400, 'Invalid X-App-ID format'),
+        refusal(400, 'Invalid X-App-ID format', 'invalid_app_id'),
       );
     });
 
@@ -130,23 +133,31 @@ describe('application authentication', () => {
       ['empty', ''],
     ])('an API key that is %s answers 401 Missing API key', async (_name, key) => {
       const got = await call(api, route, app, { 'x-app-id': app.appId, 'x-api-key': key });
-      expect({ status: got.status, body: got.body }).toEqual(refusal(401, 'Missing API key'));
+      expect({ status: got.status, body: got.body }).toEqual(
+        refusal(401, 'Missing API key', 'missing_api_key'),
+      );
     });
 
     it('a wrong API key answers 401 Invalid API key', async () => {
       const got = await call(api, route, app, { ...app.headers, 'x-api-key': `${app.apiKey}x` });
-      expect({ status: got.status, body: got.body }).toEqual(refusal(401, 'Invalid API key'));
+      expect({ status: got.status, body: got.body }).toEqual(
+        refusal(401, 'Invalid API key', 'invalid_api_key'),
+      );
     });
 
     it("another app's API key answers 401 Invalid API key", async () => {
       const got = await call(api, route, app, { ...app.headers, 'x-api-key': other.apiKey });
-      expect({ status: got.status, body: got.body }).toEqual(refusal(401, 'Invalid API key'));
+      expect({ status: got.status, body: got.body }).toEqual(
+        refusal(401, 'Invalid API key', 'invalid_api_key'),
+      );
     });
 
     it('an unknown app (even with a 64-character id) answers 401 Invalid API key', async () => {
       for (const appId of ['no_such_app', 'b'.repeat(64)]) {
         const got = await call(api, route, app, { 'x-app-id': appId, 'x-api-key': app.apiKey });
-        expect({ status: got.status, body: got.body }).toEqual(refusal(401, 'Invalid API key'));
+        expect({ status: got.status, body: got.body }).toEqual(
+          refusal(401, 'Invalid API key', 'invalid_api_key'),
+        );
       }
     });
   });
@@ -157,7 +168,9 @@ describe('application authentication', () => {
     expect((await call(api, route, doomed, doomed.headers)).status).toBe(200);
     expect((await adminCall(api, 'DELETE', doomed.appId)).statusCode).toBe(200);
     const got = await call(api, route, doomed, doomed.headers);
-    expect({ status: got.status, body: got.body }).toEqual(refusal(401, 'Invalid API key'));
+    expect({ status: got.status, body: got.body }).toEqual(
+      refusal(401, 'Invalid API key', 'invalid_api_key'),
+    );
   });
 
   it('a rotated key takes effect at once: the old key is refused, the new one accepted', async () => {
@@ -181,7 +194,7 @@ describe('Redis unreachable while validating the key', () => {
       const route = ROUTES[1]!;
       const got = await call(api, route, app, app.headers);
       expect({ status: got.status, body: got.body }).toEqual(
-        refusal(500, 'Internal error validating API key'),
+        refusal(500, 'Internal error validating API key', 'auth_backend_failed'),
       );
       // Checks that need no store still answer as usual.
       const missing = await call(api, route, app, { 'x-api-key': app.apiKey });
@@ -207,7 +220,7 @@ describe('rate limits', () => {
 
     const eleventh = await call(api, route, app, { ...app.headers, 'x-api-key': 'guess' }, client);
     expect({ status: eleventh.status, body: eleventh.body }).toEqual(
-      refusal(429, 'Rate limit exceeded'),
+      refusal(429, 'Rate limit exceeded', 'rate_limited'),
     );
     expect(eleventh.headers['retry-after']).toBe('1');
 
@@ -228,7 +241,7 @@ describe('rate limits', () => {
 
       const fourth = await call(api, route, app, app.headers);
       expect({ status: fourth.status, body: fourth.body }).toEqual(
-        refusal(429, 'Rate limit exceeded'),
+        refusal(429, 'Rate limit exceeded', 'rate_limited'),
       );
       const retryAfter = Number(fourth.headers['retry-after']);
       expect(retryAfter).toBeGreaterThanOrEqual(1);

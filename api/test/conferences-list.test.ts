@@ -165,7 +165,7 @@ describe('GET /conferences', () => {
   it.each(['0', '-1', '1.5', 'abc', ''])('limit=%s answers 400', async (limit) => {
     const res = await list(`?limit=${limit}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: 'Invalid limit' });
+    expect(res.json()).toEqual({ success: false, error: 'Invalid limit', code: 'invalid_limit' });
   });
 
   const b64 = (value: unknown): string =>
@@ -186,7 +186,7 @@ describe('GET /conferences', () => {
   ])('a cursor of %s answers 400', async (_case, cursor) => {
     const res = await list(`?cursor=${encodeURIComponent(cursor)}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: 'Invalid cursor' });
+    expect(res.json()).toEqual({ success: false, error: 'Invalid cursor', code: 'invalid_cursor' });
   });
 
   it('a cursor for a position past the end answers an empty last page', async () => {

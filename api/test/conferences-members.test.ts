@@ -129,7 +129,7 @@ describe('GET /conferences/{room_id}/members', () => {
   it.each(['0', '-3', '2.5', 'x'])('limit=%s answers 400', async (limit) => {
     const res = await members(await newRoom(), `?limit=${limit}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: 'Invalid limit' });
+    expect(res.json()).toEqual({ success: false, error: 'Invalid limit', code: 'invalid_limit' });
   });
 
   it('a bad cursor, or a cursor of the room list, answers 400', async () => {
@@ -138,7 +138,11 @@ describe('GET /conferences/{room_id}/members', () => {
     for (const cursor of ['%%%', 'abc', roomCursor]) {
       const res = await members(roomId, `?cursor=${encodeURIComponent(cursor)}`);
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ success: false, error: 'Invalid cursor' });
+      expect(res.json()).toEqual({
+        success: false,
+        error: 'Invalid cursor',
+        code: 'invalid_cursor',
+      });
     }
   });
 
@@ -148,7 +152,7 @@ describe('GET /conferences/{room_id}/members', () => {
   ])('%s answers 404', async (_case, roomId) => {
     const res = await members(roomId);
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, error: 'Room not found' });
+    expect(res.json()).toEqual({ success: false, error: 'Room not found', code: 'room_not_found' });
   });
 });
 
@@ -181,7 +185,11 @@ describe('DELETE /conferences/{room_id} with members', () => {
       ).toEqual(['none', '', '', '0']);
       const leave = await session(id, 'conference/leave');
       expect(leave.statusCode).toBe(404);
-      expect(leave.json()).toEqual({ success: false, error: 'Session is not in a conference' });
+      expect(leave.json()).toEqual({
+        success: false,
+        error: 'Session is not in a conference',
+        code: 'not_in_conference',
+      });
     }
     expect(await api.redis.exists(api.keys.roomMembers(roomId))).toBe(0);
   });
@@ -214,7 +222,7 @@ describe('DELETE /conferences/{room_id} with members', () => {
     const id = await seedSession(api, tenant, node.prefix);
     const res = await session(id, 'conference/join', { room_id: roomId });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, error: 'Room not found' });
+    expect(res.json()).toEqual({ success: false, error: 'Room not found', code: 'room_not_found' });
   });
 });
 

@@ -50,11 +50,16 @@ const roomCommands = async (roomId: string): Promise<RoomCommandMessage[]> =>
 const roomEvents = async (roomId: string) =>
   (await publishedEvents(api)).filter((e) => 'room_id' in e && e.room_id === roomId);
 
-/** Sends `body` to `action` on a new room, answered 400 with `error`: that room's id. */
-async function expectBadRequestOnNewRoom(action: string, body: unknown, error: string) {
+/** Sends `body` to `action` on a new room, answered 400 with `error` and `code`: that room's id. */
+async function expectBadRequestOnNewRoom(
+  action: string,
+  body: unknown,
+  error: string,
+  code: string,
+) {
   const roomId = await newRoom();
   const res = await control(roomId, action, body);
-  expect(res.json()).toEqual({ success: false, error });
+  expect(res.json()).toEqual({ success: false, error, code });
   expect(res.statusCode).toBe(400);
   return roomId;
 }
@@ -102,7 +107,11 @@ describe('POST /conferences/{room_id}/play', () => {
     expect((await control(roomId, 'play', { urls: URLS })).statusCode).toBe(202);
     const again = await control(roomId, 'play', { urls: URLS });
     expect(again.statusCode).toBe(429);
-    expect(again.json()).toEqual({ success: false, error: 'Command rate limited' });
+    expect(again.json()).toEqual({
+      success: false,
+      error: 'Command rate limited',
+      code: 'command_rate_limited',
+    });
     expect((await control(otherRoom, 'play', { urls: URLS })).statusCode).toBe(202);
     // The cooldown lasts 2 s; play does not hold up the 200 ms controls.
     const ttl = await api.redis.pttl(api.keys.cooldown('room', roomId, 'conf_play'));
@@ -112,22 +121,38 @@ describe('POST /conferences/{room_id}/play', () => {
     expect(await roomCommands(roomId)).toHaveLength(2);
   });
 
-  const invalid: [string, unknown, string][] = [
-    ['missing urls', {}, 'urls is required'],
-    ['empty urls', { urls: [] }, 'urls is required'],
-    ['a non-http url', { urls: ['ftp://example.com/a.wav'] }, 'urls.0 has an invalid format'],
-    ['a relative url', { urls: ['a.wav'] }, 'urls.0 has an invalid format'],
-    ['a non-array', { urls: 'https://example.com/a.wav' }, 'urls must be array'],
+  const invalid: [string, unknown, string, string][] = [
+    ['missing urls', {}, 'urls is required', 'urls_required'],
+    ['empty urls', { urls: [] }, 'urls is required', 'urls_required'],
+    [
+      'a non-http url',
+      { urls: ['ftp://example.com/a.wav'] },
+      'urls.0 has an invalid format',
+      'validation_failed',
+    ],
+    ['a relative url', { urls: ['a.wav'] }, 'urls.0 has an invalid format', 'validation_failed'],
+    [
+      'a non-array',
+      { urls: 'https://example.com/a.wav' },
+      'urls must be array',
+      'validation_failed',
+    ],
     [
       '129 urls',
       { urls: Array.from({ length: 129 }, (_, i) => `https://example.com/${i}.wav`) },
       'urls must NOT have more than 128 items',
+      'validation_failed',
     ],
-    ['an unknown field', { urls: URLS, loop: true }, "body must not have property 'loop'"],
-    ['unparseable JSON', '{"urls": [', 'Invalid request body'],
+    [
+      'an unknown field',
+      { urls: URLS, loop: true },
+      "body must not have property 'loop'",
+      'validation_failed',
+    ],
+    ['unparseable JSON', '{"urls": [', 'Invalid request body', 'invalid_body'],
   ];
-  it.each(invalid)('%s answers 400', async (_case, body, message) => {
-    const roomId = await expectBadRequestOnNewRoom('play', body, message);
+  it.each(invalid)('%s answers 400', async (_case, body, message, code) => {
+    const roomId = await expectBadRequestOnNewRoom('play', body, message, code);
     expect(await roomCommands(roomId)).toEqual([]);
   });
 
@@ -140,7 +165,11 @@ describe('POST /conferences/{room_id}/play', () => {
     const roomId = await newRoom();
     const res = await control(roomId, 'play', { urls: URLS }, { 'content-type': 'text/plain' });
     expect(res.statusCode).toBe(415);
-    expect(res.json()).toEqual({ success: false, error: 'Content-Type must be application/json' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Content-Type must be application/json',
+      code: 'unsupported_media_type',
+    });
     const none = await control(roomId, 'play');
     expect(none.statusCode).toBe(415);
   });
@@ -236,16 +265,16 @@ describe('POST /conferences/{room_id}/pause, stop, volume', () => {
     expect((await status(roomId)).playback_volume).toBe(volume);
   });
 
-  const badVolumes: [string, unknown, string][] = [
-    ['-51', { volume: -51 }, 'volume must be >= -50'],
-    ['8', { volume: 8 }, 'volume must be <= 7'],
-    ['1.5', { volume: 1.5 }, 'volume must be integer'],
-    ['a string', { volume: '3' }, 'volume must be integer'],
-    ['missing', {}, 'volume is required'],
-    ['unparseable JSON', '{"volume": ', 'Invalid request body'],
+  const badVolumes: [string, unknown, string, string][] = [
+    ['-51', { volume: -51 }, 'volume must be >= -50', 'validation_failed'],
+    ['8', { volume: 8 }, 'volume must be <= 7', 'validation_failed'],
+    ['1.5', { volume: 1.5 }, 'volume must be integer', 'validation_failed'],
+    ['a string', { volume: '3' }, 'volume must be integer', 'validation_failed'],
+    ['missing', {}, 'volume is required', 'validation_failed'],
+    ['unparseable JSON', '{"volume": ', 'Invalid request body', 'invalid_body'],
   ];
-  it.each(badVolumes)('volume %s answers 400', async (_case, body, message) => {
-    await expectBadRequestOnNewRoom('volume', body, message);
+  it.each(badVolumes)('volume %s answers 400', async (_case, body, message, code) => {
+    await expectBadRequestOnNewRoom('volume', body, message, code);
   });
 
   it('volume without a JSON content type answers 415', async () => {
@@ -256,7 +285,11 @@ describe('POST /conferences/{room_id}/pause, stop, volume', () => {
       { 'content-type': 'text/plain' },
     );
     expect(res.statusCode).toBe(415);
-    expect(res.json()).toEqual({ success: false, error: 'Content-Type must be application/json' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Content-Type must be application/json',
+      code: 'unsupported_media_type',
+    });
   });
 
   it('pause and stop need no body or content type, and accept an empty JSON one', async () => {
@@ -283,7 +316,7 @@ describe('POST /conferences/{room_id}/pause, stop, volume', () => {
     const refused = await control(roomId, 'stop', deep);
     expect([refused.statusCode, refused.json()]).toEqual([
       400,
-      { success: false, error: 'Invalid request body' },
+      { success: false, error: 'Invalid request body', code: 'invalid_body' },
     ]);
   });
 
@@ -294,7 +327,11 @@ describe('POST /conferences/{room_id}/pause, stop, volume', () => {
     for (const [action, body] of [['stop'], ['volume', { volume: 1 }], ['pause']] as const) {
       const res = await control(roomId, action, body);
       expect(res.statusCode).toBe(429);
-      expect(res.json()).toEqual({ success: false, error: 'Command rate limited' });
+      expect(res.json()).toEqual({
+        success: false,
+        error: 'Command rate limited',
+        code: 'command_rate_limited',
+      });
     }
     const ttl = await api.redis.pttl(api.keys.cooldown('room', roomId, 'conference_control'));
     expect(ttl).toBeGreaterThan(0);
@@ -313,7 +350,11 @@ describe('POST /conferences/{room_id}/pause, stop, volume', () => {
       for (const roomId of ['abcde-room-00000000-0000-4000-8000-000000000000', 'nope']) {
         const res = await control(roomId, action, body);
         expect(res.statusCode).toBe(404);
-        expect(res.json()).toEqual({ success: false, error: 'Room not found' });
+        expect(res.json()).toEqual({
+          success: false,
+          error: 'Room not found',
+          code: 'room_not_found',
+        });
       }
     },
   );
@@ -324,7 +365,11 @@ describe('POST /conferences/{room_id}/pause, stop, volume', () => {
     expect((await control(roomId, 'pause', undefined, {}, limited)).statusCode).toBe(202);
     const res = await control(roomId, 'stop', undefined, {}, limited);
     expect(res.statusCode).toBe(429);
-    expect(res.json()).toEqual({ success: false, error: 'Rate limit exceeded' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Rate limit exceeded',
+      code: 'rate_limited',
+    });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   });
 });

@@ -20,8 +20,12 @@ beforeAll(async () => {
   roomId = await createRoom(api, owner, NAME);
 });
 
-const FORBIDDEN = { success: false, error: 'Room belongs to a different application' };
-const NOT_FOUND = { success: false, error: 'Room not found' };
+const FORBIDDEN = {
+  success: false,
+  error: 'Room belongs to a different application',
+  code: 'room_forbidden',
+};
+const NOT_FOUND = { success: false, error: 'Room not found', code: 'room_not_found' };
 
 // Every room route, called by another app with the owner's room id.
 const matrix: [string, 'GET' | 'POST' | 'DELETE', string, unknown, number, object][] = [

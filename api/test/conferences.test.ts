@@ -63,6 +63,7 @@ describe('POST /conferences', () => {
     expect(res.json()).toEqual({
       success: false,
       error: 'Conference name already taken',
+      code: 'conference_name_taken',
       detail: { room_id: first },
     });
   });
@@ -88,6 +89,7 @@ describe('POST /conferences', () => {
       expect(reply.json()).toEqual({
         success: false,
         error: 'Conference name already taken',
+        code: 'conference_name_taken',
         detail: { room_id: roomId },
       });
     }
@@ -118,24 +120,35 @@ describe('POST /conferences', () => {
       expect(res.json()).toEqual({
         success: false,
         error: 'No media node available; retry with backoff',
+        code: 'no_media_node',
       });
     });
   });
 
-  const invalid: [string, unknown, string][] = [
-    ['a leading hyphen', { name: '-room' }, 'name has an invalid format'],
-    ['a leading underscore', { name: '_room' }, 'name has an invalid format'],
-    ['a space', { name: 'my room' }, 'name has an invalid format'],
-    ['an empty name', { name: '' }, 'name has an invalid format'],
-    ['65 characters', { name: 'a'.repeat(65) }, 'name must NOT have more than 64 characters'],
-    ['a missing name', {}, 'name is required'],
-    ['a numeric name', { name: 42 }, 'name must be string'],
-    ['an unknown field', { name: 'ok', size: 3 }, "body must not have property 'size'"],
-    ['unparseable JSON', '{"name": ', 'Invalid request body'],
+  const invalid: [string, unknown, string, string][] = [
+    ['a leading hyphen', { name: '-room' }, 'name has an invalid format', 'validation_failed'],
+    ['a leading underscore', { name: '_room' }, 'name has an invalid format', 'validation_failed'],
+    ['a space', { name: 'my room' }, 'name has an invalid format', 'validation_failed'],
+    ['an empty name', { name: '' }, 'name has an invalid format', 'validation_failed'],
+    [
+      '65 characters',
+      { name: 'a'.repeat(65) },
+      'name must NOT have more than 64 characters',
+      'validation_failed',
+    ],
+    ['a missing name', {}, 'name is required', 'validation_failed'],
+    ['a numeric name', { name: 42 }, 'name must be string', 'validation_failed'],
+    [
+      'an unknown field',
+      { name: 'ok', size: 3 },
+      "body must not have property 'size'",
+      'validation_failed',
+    ],
+    ['unparseable JSON', '{"name": ', 'Invalid request body', 'invalid_body'],
   ];
-  it.each(invalid)('%s answers 400', async (_case, body, message) => {
+  it.each(invalid)('%s answers 400', async (_case, body, message, code) => {
     const res = await create(body);
-    expect(res.json()).toEqual({ success: false, error: message });
+    expect(res.json()).toEqual({ success: false, error: message, code });
     expect(res.statusCode).toBe(400);
   });
 
@@ -152,7 +165,11 @@ describe('POST /conferences', () => {
       payload: JSON.stringify({ name: uniqueName() }),
     });
     expect(res.statusCode).toBe(415);
-    expect(res.json()).toEqual({ success: false, error: 'Content-Type must be application/json' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Content-Type must be application/json',
+      code: 'unsupported_media_type',
+    });
     const none = await api.app.inject({
       method: 'POST',
       url: '/api/v1/conferences',
@@ -202,7 +219,7 @@ describe('GET /conferences/{room_id}', () => {
   ])('%s answers 404', async (_case, roomId) => {
     const res = await get(`/${roomId}`);
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, error: 'Room not found' });
+    expect(res.json()).toEqual({ success: false, error: 'Room not found', code: 'room_not_found' });
   });
 });
 
@@ -264,7 +281,11 @@ describe('DELETE /conferences/{room_id}', () => {
     expect((await del()).statusCode).toBe(200);
     const again = await del();
     expect(again.statusCode).toBe(404);
-    expect(again.json()).toEqual({ success: false, error: 'Room not found' });
+    expect(again.json()).toEqual({
+      success: false,
+      error: 'Room not found',
+      code: 'room_not_found',
+    });
   });
 
   it('a malformed room id answers 404', async () => {
@@ -274,6 +295,6 @@ describe('DELETE /conferences/{room_id}', () => {
       headers: tenant.headers,
     });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, error: 'Room not found' });
+    expect(res.json()).toEqual({ success: false, error: 'Room not found', code: 'room_not_found' });
   });
 });

@@ -104,7 +104,11 @@ describe('dial placement', () => {
     await api.redis.set(api.keys.commandStream(node), 'not a stream');
     const res = await dial(api, tenant);
     expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual({ success: false, error: 'Internal error placing the dial' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Internal error placing the dial',
+      code: 'dial_failed',
+    });
     expect(await sessionKeys(api)).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ const other = useTenant(api);
 
 const FROM = '0731234567';
 const TO = '0521234567';
-const NOT_FOUND = { success: false, error: 'Dial not found' };
+const NOT_FOUND = { success: false, error: 'Dial not found', code: 'dial_not_found' };
 
 const node = useLiveNode(api);
 beforeAll(async () => {
@@ -77,14 +77,22 @@ describe('GET /dial/{session_uuid}', () => {
     const id = await placeDial();
     const res = await api.app.inject({ method: 'GET', url: `/api/v1/dial/${id}` });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: 'Missing X-App-ID header' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Missing X-App-ID header',
+      code: 'missing_app_id',
+    });
     const wrongKey = await api.app.inject({
       method: 'GET',
       url: `/api/v1/dial/${id}`,
       headers: { 'x-app-id': owner.appId, 'x-api-key': 'wrong-key-0123456789' },
     });
     expect(wrongKey.statusCode).toBe(401);
-    expect(wrongKey.json()).toEqual({ success: false, error: 'Invalid API key' });
+    expect(wrongKey.json()).toEqual({
+      success: false,
+      error: 'Invalid API key',
+      code: 'invalid_api_key',
+    });
   });
 });
 
@@ -105,6 +113,7 @@ describe('dial tenancy', () => {
     expect(theirs.json()).toEqual({
       success: false,
       error: 'Session belongs to a different application',
+      code: 'session_forbidden',
     });
     const mine = await hangup(owner);
     expect(mine.statusCode).toBe(202);

@@ -141,13 +141,21 @@ describe('POST /dial', () => {
   it.each(INVALID_NUMBERS)('rejects %s in to with 400', async (_what, bad) => {
     const res = await dial({ to: bad, from: FROM });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: 'to has an invalid format' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'to has an invalid format',
+      code: 'validation_failed',
+    });
   });
 
   it.each(INVALID_NUMBERS)('rejects %s in from with 400', async (_what, bad) => {
     const res = await dial({ to: TO, from: bad });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: 'from has an invalid format' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'from has an invalid format',
+      code: 'validation_failed',
+    });
   });
 
   it.each([
@@ -187,13 +195,17 @@ describe('POST /dial', () => {
   ])('answers 400 when %s', async (_what, body, message) => {
     const res = await dial(body);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: message });
+    expect(res.json()).toEqual({ success: false, error: message, code: 'validation_failed' });
   });
 
   it('answers 400 Invalid request body for unparseable JSON', async () => {
     const res = await dial('{"to": ');
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: 'Invalid request body' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Invalid request body',
+      code: 'invalid_body',
+    });
   });
 
   it.each([
@@ -205,6 +217,7 @@ describe('POST /dial', () => {
     expect(res.json()).toEqual({
       success: false,
       error: 'Content-Type must be application/json',
+      code: 'unsupported_media_type',
     });
   });
 

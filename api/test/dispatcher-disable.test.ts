@@ -44,6 +44,7 @@ describe('disabling a failing app', () => {
     expect(refused.json()).toEqual({
       success: false,
       error: 'Application is disabled; POST its configuration to re-enable it',
+      code: 'app_disabled',
     });
 
     // POSTing the configuration re-enables it; a replay then delivers all four, in order.

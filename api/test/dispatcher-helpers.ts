@@ -11,7 +11,7 @@ import {
 } from '@voicegw/shared';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { slot } from '../../shared/test/late.js';
+import { slot } from '@voicegw/tools';
 import { loadDispatcherConfig, type DispatcherConfig } from '../src/webhooks/config.js';
 import { AppStore, type AppRecord } from '../src/domain/apps.js';
 import { adminRequest, useApi, type TestApi } from './helpers.js';

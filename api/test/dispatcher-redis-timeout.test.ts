@@ -1,4 +1,4 @@
-import { captureLogger, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { captureLogger, spawnRedis, type SpawnedRedis } from '@voicegw/tools';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDispatcher, type Dispatcher } from '../src/webhooks/start.js';

@@ -139,7 +139,12 @@ describe('retries', () => {
     ] as const) {
       const res = await adminRequest(api, method, url);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ success: false, app_id: 'ghost', error: 'App not found' });
+      expect(res.json()).toEqual({
+        success: false,
+        app_id: 'ghost',
+        error: 'App not found',
+        code: 'app_not_found',
+      });
     }
     await gateway.createApp({ app_id: 'muted', webhook_url: '' });
     const res = await adminRequest(api, 'POST', '/admin/apps/muted/dead-letters/replay');
@@ -147,6 +152,7 @@ describe('retries', () => {
     expect(res.json()).toEqual({
       success: false,
       error: 'Webhooks are disabled for this application (empty webhook_url)',
+      code: 'webhooks_off',
     });
     const bad = await adminRequest(api, 'GET', '/admin/apps/muted/dead-letters?limit=0');
     expect(bad.statusCode).toBe(400);

@@ -15,7 +15,7 @@ import {
 import type { InjectOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
-import { slot } from '../../shared/test/late.js';
+import { slot } from '@voicegw/tools';
 import { buildApp, type App } from '../src/app.js';
 import { loadApiConfig, type ApiConfig } from '../src/config.js';
 import { AppStore, type AppRecord } from '../src/domain/apps.js';
@@ -211,7 +211,7 @@ export async function expectMissingApiKey(
     payload: JSON.stringify(body),
   });
   expect(res.statusCode).toBe(401);
-  expect(res.json()).toEqual({ success: false, error: 'Missing API key' });
+  expect(res.json()).toEqual({ success: false, error: 'Missing API key', code: 'missing_api_key' });
 }
 
 /** Creates a conference room as `tenant` (answered 201): its id. */

@@ -37,6 +37,7 @@ describe('errors raised before any route runs have the contract shape', () => {
       expect(res.json()).toEqual({
         success: false,
         error: 'Invalid URL: malformed percent-encoding',
+        code: 'invalid_url',
       });
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     }
@@ -45,7 +46,11 @@ describe('errors raised before any route runs have the contract shape', () => {
   it('a path parameter over 100 characters answers 414', async () => {
     const res = await api.app.inject({ url: `/admin/apps/${'a'.repeat(101)}`, headers: admin });
     expect(res.statusCode).toBe(414);
-    expect(res.json()).toEqual({ success: false, error: 'Path parameter too long' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Path parameter too long',
+      code: 'param_too_long',
+    });
   });
 
   it("headers over node's limit answer 431 from the parser, in the contract shape", async () => {
@@ -54,21 +59,25 @@ describe('errors raised before any route runs have the contract shape', () => {
     );
     expect(res).toEqual({
       status: 431,
-      body: { success: false, error: 'Request headers too large' },
+      body: { success: false, error: 'Request headers too large', code: 'headers_too_large' },
     });
   });
 
   it('bytes that are not HTTP answer 400', async () => {
     expect(await raw('HELLO\r\n\r\n')).toEqual({
       status: 400,
-      body: { success: false, error: 'Malformed HTTP request' },
+      body: { success: false, error: 'Malformed HTTP request', code: 'malformed_request' },
     });
   });
 
   it('an unknown HTTP method on a known path answers 404 in the shape', async () => {
     const res = await api.app.inject({ method: 'PROPFIND', url: '/health' });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, error: 'Route not found' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Route not found',
+      code: 'route_not_found',
+    });
   });
 
   it.each([
@@ -77,19 +86,20 @@ describe('errors raised before any route runs have the contract shape', () => {
       'application/json',
       `{"webhook_url":"${'a'.repeat(1024 * 1024)}"}`,
       'Request body too large',
+      'body_too_large',
     ],
-    [415, 'text/plain', 'hi', 'Content-Type must be application/json'],
-    [400, 'application/json', '{"webhook_url":', 'Invalid request body'],
+    [415, 'text/plain', 'hi', 'Content-Type must be application/json', 'unsupported_media_type'],
+    [400, 'application/json', '{"webhook_url":', 'Invalid request body', 'invalid_body'],
   ])(
     'a body the parser refuses answers %i in the shape (%s)',
-    async (status, type, payload, error) => {
+    async (status, type, payload, error, code) => {
       const res = await api.app.inject({
         method: 'POST',
         url: '/admin/apps/app_big',
         headers: { ...admin, 'content-type': type },
         payload,
       });
-      expect([res.statusCode, res.json()]).toEqual([status, { success: false, error }]);
+      expect([res.statusCode, res.json()]).toEqual([status, { success: false, error, code }]);
     },
   );
 });
@@ -98,7 +108,11 @@ describe('a body that does not match its Content-Length', () => {
   it('answers 400 saying so, in the shape (not 415)', async () => {
     const expected = {
       status: 400,
-      body: { success: false, error: 'Request body length does not match Content-Length' },
+      body: {
+        success: false,
+        error: 'Request body length does not match Content-Length',
+        code: 'body_length_mismatch',
+      },
     };
     const injected = await api.app.inject({
       method: 'POST',
@@ -123,10 +137,10 @@ describe('JSON nesting is bounded', () => {
     const deep = await dial(40);
     expect([deep.statusCode, deep.json()]).toEqual([
       400,
-      { success: false, error: 'Invalid request body' },
+      { success: false, error: 'Invalid request body', code: 'invalid_body' },
     ]);
     const shallow = await dial(30);
-    expect(shallow.json()).not.toEqual({ success: false, error: 'Invalid request body' });
+    expect(shallow.json()).not.toMatchObject({ code: 'invalid_body' });
     expect(shallow.statusCode).toBeLessThan(500);
   });
 });
@@ -140,7 +154,11 @@ describe('numeric parameters are bounded', () => {
         headers: admin,
       });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({ success: false, error: expect.stringMatching(/offset/) });
+      expect(res.json()).toEqual({
+        success: false,
+        error: expect.stringMatching(/offset/),
+        code: 'validation_failed',
+      });
     },
   );
 
@@ -171,7 +189,7 @@ describe('numeric parameters are bounded', () => {
       });
       expect([invalid.statusCode, invalid.json()]).toEqual([
         400,
-        { success: false, error: 'Invalid limit' },
+        { success: false, error: 'Invalid limit', code: 'invalid_limit' },
       ]);
     }
   });
@@ -185,9 +203,10 @@ describe('numeric parameters are bounded', () => {
         payload: JSON.stringify({ position_ms: position }),
       });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({
+      expect(res.json()).toEqual({
         success: false,
         error: expect.stringMatching(/position_ms/),
+        code: 'validation_failed',
       });
     }
   });

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePorts } from '@voicegw/shared';
+import { freePorts } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callThroughGateway, healthy, ROOT } from './process-helpers.js';
 
@@ -15,7 +15,7 @@ const STOP_BOUND_MS = 20_000;
 const ADMIN_KEY = 'launcher-test-admin-key-0123456789';
 /** What `npm start` runs, each recognised by its command line. */
 const PROCESSES = [
-  'media-node/sim/main.ts',
+  'media-node/simulator/src/main.ts',
   'media-node/src/main.ts',
   'api/src/server.ts',
   'api/src/dispatcher.ts',

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { checkGenerated } from '@voicegw/shared';
+import { checkGenerated } from '@voicegw/tools';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_DOCUMENT, OPENAPI_FILE, openApiText } from '../src/openapi/write.js';
+import { OPENAPI_DOCUMENT, OPENAPI_FILE, openApiText } from '@voicegw/tools/generate';
+import { ERRORS } from '../src/errors/catalogue.js';
 import { useApi } from './helpers.js';
 
 interface Operation {
@@ -18,11 +19,20 @@ interface Operation {
     readonly content: Record<string, { schema: { required?: string[] } }>;
   };
   readonly parameters?: { name: string; in: string; required: boolean }[];
+  readonly responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
+}
+interface JsonSchema {
+  readonly required?: string[];
+  readonly properties?: Record<string, unknown>;
+  readonly enum?: unknown[];
 }
 interface Document {
   readonly openapi: string;
   readonly paths: Record<string, Record<string, Operation>>;
-  readonly components: { securitySchemes: Record<string, unknown> };
+  readonly components: {
+    securitySchemes: Record<string, unknown>;
+    schemas: Record<string, JsonSchema>;
+  };
 }
 
 // The 17 session commands and every other endpoint, as the contract lists them.
@@ -122,6 +132,41 @@ describe('OpenAPI document at /docs/json', () => {
     expect(op?.security).toBeUndefined();
   });
 
+  it('every error body requires `code`, one of the ErrorCode enum of every catalogue code', () => {
+    const codes = served.components.schemas.ErrorCode?.enum;
+    expect(codes).toHaveLength(Object.keys(ERRORS).length);
+    expect(codes).toEqual(
+      expect.arrayContaining(['cid_not_allowed', 'no_fs_capacity', 'route_not_found']),
+    );
+    const bodies = Object.entries(served.paths).flatMap(([path, operations]) =>
+      Object.entries(operations).flatMap(([method, op]) =>
+        Object.entries(op.responses)
+          // /health answers its readiness, not an error; an expired recording has no body.
+          .filter(
+            ([status, response]) => /^[45]/.test(status) && path !== '/health' && response.content,
+          )
+          .map(
+            ([status, response]) =>
+              [
+                `${method} ${path} ${status}`,
+                response.content?.['application/json']?.schema,
+              ] as const,
+          ),
+      ),
+    );
+    expect(bodies.length).toBeGreaterThan(80);
+    for (const [name, schema] of bodies) {
+      expect([name, schema?.required]).toEqual([
+        name,
+        expect.arrayContaining(['success', 'error', 'code']),
+      ]);
+      expect([name, schema?.properties?.code]).toEqual([
+        name,
+        { $ref: '#/components/schemas/ErrorCode' },
+      ]);
+    }
+  });
+
   it('does not list the documentation routes themselves', () => {
     expect(Object.keys(served.paths).filter((p) => p.startsWith('/docs'))).toEqual([]);
   });
@@ -180,7 +225,7 @@ describe('committed docs/openapi.json', () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'api/src/openapi/write.ts', '--check'],
+      ['--import', 'tsx', 'tools/src/generate/openapi.ts', '--check'],
       { cwd: root },
     );
     expect(stdout).toContain('docs/openapi.json is up to date');

@@ -1,11 +1,11 @@
-// The gateway's processes as the launcher starts them (shared/src/dev/launcher/), for tests of
+// The gateway's processes as the launcher starts them (tools/src/launcher/), for tests of
 // process faults: each a real child process whose exit a test can observe and assert on.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { spawnRedis, type SpawnedRedis } from '@voicegw/tools';
 import { expect, vi } from 'vitest';
-import { childEnv, startChild, type Child } from '@voicegw/shared/launcher';
+import { childEnv, startChild, type Child } from '@voicegw/tools/launcher';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { curlAvailable, curlMissingMessage, freePorts } from '@voicegw/shared';
+import { curlAvailable, curlMissingMessage, freePorts } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // docs/quickstart.md is the single source: this test runs its shell blocks and the receiver file

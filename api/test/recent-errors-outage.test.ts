@@ -1,4 +1,4 @@
-import { spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { spawnRedis, type SpawnedRedis } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, useApi, useTenant } from './helpers.js';
 
@@ -16,7 +16,11 @@ describe('recent errors while Redis is down', () => {
     await redis.stop();
     const failed = await api.app.inject({ url: '/api/v1/conferences', headers: tenant.headers });
     expect(failed.statusCode).toBe(500);
-    expect(failed.json()).toEqual({ success: false, error: 'Internal error validating API key' });
+    expect(failed.json()).toEqual({
+      success: false,
+      error: 'Internal error validating API key',
+      code: 'auth_backend_failed',
+    });
 
     await expect
       .poll(async () => {

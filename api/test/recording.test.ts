@@ -136,6 +136,7 @@ describe('GET /api/v1/sessions/{uuid}/recording/*.wav', () => {
       expect(res.json()).toEqual({
         success: false,
         error: 'Session belongs to a different application',
+        code: 'session_forbidden',
       });
     }
   });
@@ -189,7 +190,11 @@ describe('GET /api/v1/sessions/{uuid}/recording/*.wav', () => {
     const rec = await seed();
     const res = await get(byId(rec), { 'x-app-id': tenant.appId });
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ success: false, error: 'Missing API key' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Missing API key',
+      code: 'missing_api_key',
+    });
   });
 
   it('announces PUBLIC_BASE_URL (without its trailing slash) for the media nodes', async () => {

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freePorts, wavHeader } from '@voicegw/shared';
+import { wavHeader } from '@voicegw/shared';
+import { freePorts } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Receiver } from './dispatcher-helpers.js';
 import { GatewayProcess, healthy, RestartableRedis } from './process-helpers.js';
@@ -43,7 +44,7 @@ beforeAll(async () => {
   };
   const start = (name: string, script: string, env: Record<string, string>) =>
     processes.push(new GatewayProcess(name, script, { ...common, ...env }, processes.length));
-  start('simulator', 'media-node/sim/main.ts', {
+  start('simulator', 'media-node/simulator/src/main.ts', {
     SIM_ESL_PORT: String(ports.simEsl),
     SIM_HTTP_PORT: String(ports.simHttp),
     SIM_SIP_PORT: '0',

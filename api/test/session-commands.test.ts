@@ -113,19 +113,34 @@ describe('every command is accepted and enqueued for the owning node', () => {
 });
 
 describe('rejections', () => {
-  const cases: [string, string, unknown, number, string][] = [
-    ['unknown command', 'dance', undefined, 400, 'Invalid command'],
-    ['unknown sub-command', 'playback/rewind', undefined, 400, 'Invalid command'],
-    ['missing urls', 'playback/start', {}, 400, 'urls is required'],
-    ['empty urls', 'playback/start', { urls: [] }, 400, 'urls is required'],
-    ['missing prompt_files', 'play_and_get_digits', {}, 400, 'urls is required'],
-    ['ftp url', 'playback/start', { urls: ['ftp://x/y.wav'] }, 400, 'urls.0 has an invalid format'],
+  const cases: [string, string, unknown, number, string, string][] = [
+    ['unknown command', 'dance', undefined, 400, 'Invalid command', 'invalid_command'],
+    [
+      'unknown sub-command',
+      'playback/rewind',
+      undefined,
+      400,
+      'Invalid command',
+      'invalid_command',
+    ],
+    ['missing urls', 'playback/start', {}, 400, 'urls is required', 'urls_required'],
+    ['empty urls', 'playback/start', { urls: [] }, 400, 'urls is required', 'urls_required'],
+    ['missing prompt_files', 'play_and_get_digits', {}, 400, 'urls is required', 'urls_required'],
+    [
+      'ftp url',
+      'playback/start',
+      { urls: ['ftp://x/y.wav'] },
+      400,
+      'urls.0 has an invalid format',
+      'validation_failed',
+    ],
     [
       'url over 2048 chars',
       'playback/start',
       { urls: [`https://x/${'a'.repeat(2040)}`] },
       400,
       'urls.0 must NOT have more than 2048 characters',
+      'validation_failed',
     ],
     [
       '129 urls',
@@ -133,6 +148,7 @@ describe('rejections', () => {
       { urls: Array(129).fill(URL) },
       400,
       'urls must NOT have more than 128 items',
+      'validation_failed',
     ],
     [
       'offset with two urls',
@@ -140,6 +156,7 @@ describe('rejections', () => {
       { urls: [URL, URL], offset_sec: 3 },
       400,
       'offset_sec is not allowed with multiple URLs',
+      'validation_failed',
     ],
     [
       'offset over a day',
@@ -147,24 +164,48 @@ describe('rejections', () => {
       { urls: [URL], offset_sec: 86_401 },
       400,
       'offset_sec must be <= 86400',
+      'validation_failed',
     ],
-    ['zero seek', 'playback/seek', { position_ms: 0 }, 400, 'position_ms must be non-zero'],
-    ['missing seek', 'playback/seek', {}, 400, 'position_ms is required'],
-    ['bad command_uid', 'answer', { command_uid: 'has space' }, 400, 'Invalid command_uid format'],
+    [
+      'zero seek',
+      'playback/seek',
+      { position_ms: 0 },
+      400,
+      'position_ms must be non-zero',
+      'validation_failed',
+    ],
+    ['missing seek', 'playback/seek', {}, 400, 'position_ms is required', 'validation_failed'],
+    [
+      'bad command_uid',
+      'answer',
+      { command_uid: 'has space' },
+      400,
+      'Invalid command_uid format',
+      'invalid_command_uid',
+    ],
     [
       'long command_uid',
       'answer',
       { command_uid: 'a'.repeat(129) },
       400,
       'Invalid command_uid format',
+      'invalid_command_uid',
     ],
-    ['lowercase cause', 'hangup', { cause: 'normal' }, 400, 'cause has an invalid format'],
+    [
+      'lowercase cause',
+      'hangup',
+      { cause: 'normal' },
+      400,
+      'cause has an invalid format',
+      'validation_failed',
+    ],
     [
       'field on record/start',
       'record/start',
       { format: 'mp3' },
       400,
       "body must not have property 'format'",
+      'validation_failed',
     ],
     [
       'min over max digits',
@@ -172,6 +213,7 @@ describe('rejections', () => {
       { prompt_files: [URL], min_digits: 5, max_digits: 4 },
       400,
       'min_digits must be <= max_digits',
+      'validation_failed',
     ],
     [
       'total timeout over 120 s',
@@ -179,6 +221,7 @@ describe('rejections', () => {
       { prompt_files: [URL], timeout: 60_000, max_tries: 3 },
       400,
       'timeout * max_tries must be <= 120000',
+      'validation_failed',
     ],
     [
       'timeout under 1 s',
@@ -186,6 +229,7 @@ describe('rejections', () => {
       { prompt_files: [URL], timeout: 999 },
       400,
       'timeout must be >= 1000',
+      'validation_failed',
     ],
     [
       'bad terminator',
@@ -193,6 +237,7 @@ describe('rejections', () => {
       { prompt_files: [URL], terminators: '1' },
       400,
       'terminators has an invalid format',
+      'validation_failed',
     ],
     [
       'bad invalid_files url',
@@ -200,6 +245,7 @@ describe('rejections', () => {
       { prompt_files: [URL], invalid_files: ['x'] },
       400,
       'invalid_files.0 has an invalid format',
+      'validation_failed',
     ],
     [
       'max_tries over 10',
@@ -207,14 +253,29 @@ describe('rejections', () => {
       { prompt_files: [URL], max_tries: 11 },
       400,
       'max_tries must be <= 10',
+      'validation_failed',
     ],
-    ['bad room id', 'conference/join', { room_id: 'nope' }, 400, 'room_id has an invalid format'],
-    ['unparseable JSON', 'playback/start', '{"urls": [', 400, 'Invalid request body'],
+    [
+      'bad room id',
+      'conference/join',
+      { room_id: 'nope' },
+      400,
+      'room_id has an invalid format',
+      'validation_failed',
+    ],
+    [
+      'unparseable JSON',
+      'playback/start',
+      '{"urls": [',
+      400,
+      'Invalid request body',
+      'invalid_body',
+    ],
   ];
 
-  it.each(cases)('%s answers %s', async (_name, command, body, status, message) => {
+  it.each(cases)('%s answers %s', async (_name, command, body, status, message, code) => {
     const res = await post(await newSession(), command, body);
-    expect(res.json()).toEqual({ success: false, error: message });
+    expect(res.json()).toEqual({ success: false, error: message, code });
     expect(res.statusCode).toBe(status);
   });
 
@@ -229,12 +290,17 @@ describe('rejections', () => {
     expect(noType.json()).toEqual({
       success: false,
       error: 'Content-Type must be application/json',
+      code: 'unsupported_media_type',
     });
     const textType = await post(session, 'playback/start', JSON.stringify({ urls: [URL] }), {
       'content-type': 'text/plain',
     });
     expect(textType.statusCode).toBe(415);
-    expect(textType.json().error).toBe('Content-Type must be application/json');
+    expect(textType.json()).toEqual({
+      success: false,
+      error: 'Content-Type must be application/json',
+      code: 'unsupported_media_type',
+    });
   });
 
   it('a non-JSON body on a command whose body is optional answers 415', async () => {
@@ -242,7 +308,11 @@ describe('rejections', () => {
       'content-type': 'text/plain',
     });
     expect(res.statusCode).toBe(415);
-    expect(res.json()).toEqual({ success: false, error: 'Content-Type must be application/json' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Content-Type must be application/json',
+      code: 'unsupported_media_type',
+    });
   });
 
   it('a body over 64 KiB answers 413', async () => {
@@ -252,7 +322,11 @@ describe('rejections', () => {
       pad: 'y'.repeat(70 * 1024),
     });
     expect(res.statusCode).toBe(413);
-    expect(res.json()).toEqual({ success: false, error: 'Request body too large' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Request body too large',
+      code: 'body_too_large',
+    });
   });
 
   /** record/start on a fresh api with `env`. */
@@ -272,13 +346,21 @@ describe('rejections', () => {
   it('record/start answers 503 in stream mode when no recording service is configured', async () => {
     const res = await recordStartWith({ RECORDING_MODE: 'stream' });
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toEqual({ success: false, error: 'Recording not available' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Recording not available',
+      code: 'recording_unavailable',
+    });
   });
 
   it('record/start answers 503 when recording is off', async () => {
     const res = await recordStartWith({ RECORDING_MODE: 'off' });
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toEqual({ success: false, error: 'Recording not available' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Recording not available',
+      code: 'recording_unavailable',
+    });
   });
 
   it('record/start is accepted in file mode (the default) without any recording service', async () => {
@@ -293,7 +375,11 @@ describe('ownership', () => {
     for (const id of [`${node.prefix}-${randomUUID()}`, 'not-a-session']) {
       const res = await post(id, 'answer');
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ success: false, error: 'Session not found' });
+      expect(res.json()).toEqual({
+        success: false,
+        error: 'Session not found',
+        code: 'session_not_found',
+      });
     }
   });
 
@@ -313,6 +399,7 @@ describe('ownership', () => {
       expect(res.json()).toEqual({
         success: false,
         error: 'Session belongs to a different application',
+        code: 'session_forbidden',
       });
     }
     expect(await commandsFor(api, node.prefix)).toHaveLength(before);
@@ -323,7 +410,11 @@ describe('ownership', () => {
     await api.redis.hset(api.keys.session(session), 'ended_at', String(Date.now()));
     const res = await post(session, 'answer');
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, error: 'Session not found' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Session not found',
+      code: 'session_not_found',
+    });
   });
 
   it('a session whose media node heartbeat expired answers 404', async () => {
@@ -332,7 +423,11 @@ describe('ownership', () => {
     await api.redis.del(api.keys.nodeHeartbeat(gone));
     const res = await post(session, 'answer');
     expect(res.statusCode).toBe(404);
-    expect(res.json().error).toBe('Session not found');
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Session not found',
+      code: 'session_not_found',
+    });
   });
 });
 
@@ -371,7 +466,11 @@ describe('idempotency', () => {
       post(`${node.prefix}-${randomUUID()}`, 'answer'),
     ]);
     expect(replies.map((r) => r.statusCode)).toEqual([202, 500, 202, 404]);
-    expect(replies[1]?.json()).toEqual({ success: false, error: 'Internal server error' });
+    expect(replies[1]?.json()).toEqual({
+      success: false,
+      error: 'Internal server error',
+      code: 'internal',
+    });
     const commands = (await commandsFor(api, node.prefix)).filter(
       (c) => c.kind === 'session' && [good, other, broken].includes(c.session_id),
     );
@@ -396,6 +495,7 @@ describe('a command_uid reused for another command or body', () => {
   const REUSED = {
     success: false,
     error: 'command_uid was already used on this session for a different command or body',
+    code: 'command_uid_reused',
   };
   const commandName = (c: CommandMessage) => (c.kind === 'session' ? c.command : c.kind);
   const sessionCommands = async (session: string) =>
@@ -495,7 +595,11 @@ describe('cooldown groups', () => {
       expect(a.statusCode).toBe(202);
       const b = await post(session, second, secondBody);
       expect(b.statusCode).toBe(429);
-      expect(b.json()).toEqual({ success: false, error: 'Command rate limited' });
+      expect(b.json()).toEqual({
+        success: false,
+        error: 'Command rate limited',
+        code: 'command_rate_limited',
+      });
     },
   );
 
@@ -534,11 +638,17 @@ async function joinedMember(
 /** The commands of a member in a room, refused alike when there is no joined member. */
 const MEMBER_COMMANDS = ['conference/leave', 'conference/mute', 'conference/unmute'];
 
-/** Posts `command` for `session`: it must be answered `status` with `error`. */
-async function expectRefused(session: string, command: string, status: number, error: string) {
+/** Posts `command` for `session`: it must be answered `status` with `error` and `code`. */
+async function expectRefused(
+  session: string,
+  command: string,
+  status: number,
+  error: string,
+  code: string,
+) {
   const res = await post(session, command);
   expect(res.statusCode).toBe(status);
-  expect(res.json()).toEqual({ success: false, error });
+  expect(res.json()).toEqual({ success: false, error, code });
 }
 
 async function createRoom(owner: TestTenant = tenant): Promise<string> {
@@ -573,12 +683,20 @@ describe('conference membership rules', () => {
       room_id: `${node.prefix}-room-${randomUUID()}`,
     });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json().error).toBe('Room not found');
+    expect(unknown.json()).toEqual({
+      success: false,
+      error: 'Room not found',
+      code: 'room_not_found',
+    });
     const foreign = await post(await newSession(), 'conference/join', {
       room_id: await createRoom(await createTenant(api)),
     });
     expect(foreign.statusCode).toBe(403);
-    expect(foreign.json().error).toBe('Room belongs to a different application');
+    expect(foreign.json()).toEqual({
+      success: false,
+      error: 'Room belongs to a different application',
+      code: 'room_forbidden',
+    });
   });
 
   it('join of the same room when joined answers 200 already_joined without enqueueing', async () => {
@@ -599,6 +717,7 @@ describe('conference membership rules', () => {
     expect(res.json()).toEqual({
       success: false,
       error: 'Session is already in a different conference room; use conference/leave first',
+      code: 'in_different_room',
     });
   });
 
@@ -608,14 +727,26 @@ describe('conference membership rules', () => {
     await new Promise((r) => setTimeout(r, 5));
     for (const command of MEMBER_COMMANDS) {
       await api.redis.del(api.keys.cooldown('sess', session, 'conference'));
-      await expectRefused(session, command, 409, 'Member is still joining the conference');
+      await expectRefused(
+        session,
+        command,
+        409,
+        'Member is still joining the conference',
+        'still_joining',
+      );
     }
   });
 
   it('leave, mute and unmute outside a room answer 404', async () => {
     const session = await newSession();
     for (const command of MEMBER_COMMANDS) {
-      await expectRefused(session, command, 404, 'Session is not in a conference');
+      await expectRefused(
+        session,
+        command,
+        404,
+        'Session is not in a conference',
+        'not_in_conference',
+      );
     }
   });
 
@@ -624,12 +755,20 @@ describe('conference membership rules', () => {
     await joinedMember(muted, true);
     const again = await post(muted, 'conference/mute');
     expect(again.statusCode).toBe(409);
-    expect(again.json().error).toBe('Member is already muted');
+    expect(again.json()).toEqual({
+      success: false,
+      error: 'Member is already muted',
+      code: 'already_muted',
+    });
     const unmuted = await newSession();
     await joinedMember(unmuted, false);
     const twice = await post(unmuted, 'conference/unmute');
     expect(twice.statusCode).toBe(409);
-    expect(twice.json().error).toBe('Member is already unmuted');
+    expect(twice.json()).toEqual({
+      success: false,
+      error: 'Member is already unmuted',
+      code: 'already_unmuted',
+    });
   });
 
   it('unmute, mute and leave of a joined member answer 202 with the room', async () => {

@@ -140,7 +140,7 @@ describe('GET /api/v1/sessions', () => {
   ])('answers 400 to limit=%s', async (limit, error) => {
     const res = await get(`/api/v1/sessions?limit=${limit}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error });
+    expect(res.json()).toEqual({ success: false, error, code: 'invalid_limit' });
   });
 
   it.each([
@@ -151,7 +151,7 @@ describe('GET /api/v1/sessions', () => {
   ])('answers 400 Invalid cursor to %s', async (_what, cursor) => {
     const res = await get(`/api/v1/sessions?cursor=${cursor}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: 'Invalid cursor' });
+    expect(res.json()).toEqual({ success: false, error: 'Invalid cursor', code: 'invalid_cursor' });
   });
 
   it.each([
@@ -161,19 +161,27 @@ describe('GET /api/v1/sessions', () => {
   ])('answers 400 to the filter %s', async (query, error) => {
     const res = await get(`/api/v1/sessions?${query}`);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error });
+    expect(res.json()).toEqual({ success: false, error, code: 'validation_failed' });
   });
 
   it('answers 401 without the API key, or with a wrong one', async () => {
     const missing = await get('/api/v1/sessions', { 'x-app-id': tenant.appId });
     expect(missing.statusCode).toBe(401);
-    expect(missing.json()).toEqual({ success: false, error: 'Missing API key' });
+    expect(missing.json()).toEqual({
+      success: false,
+      error: 'Missing API key',
+      code: 'missing_api_key',
+    });
     const wrong = await get('/api/v1/sessions', {
       'x-app-id': tenant.appId,
       'x-api-key': 'x'.repeat(20),
     });
     expect(wrong.statusCode).toBe(401);
-    expect(wrong.json()).toEqual({ success: false, error: 'Invalid API key' });
+    expect(wrong.json()).toEqual({
+      success: false,
+      error: 'Invalid API key',
+      code: 'invalid_api_key',
+    });
   });
 });
 
@@ -220,6 +228,7 @@ describe('GET /api/v1/sessions/{uuid}', () => {
     expect(res.json()).toEqual({
       success: false,
       error: 'Session belongs to a different application',
+      code: 'session_forbidden',
     });
   });
 
@@ -229,7 +238,11 @@ describe('GET /api/v1/sessions/{uuid}', () => {
   ])('answers 404 for %s', async (_what, id) => {
     const res = await get(`/api/v1/sessions/${id}`);
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ success: false, error: 'Session not found' });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'Session not found',
+      code: 'session_not_found',
+    });
   });
 
   it('answers 404 once the record has expired', async () => {

@@ -1,6 +1,6 @@
 // Shutdown on real processes with what they depend on gone: one SIGTERM, Redis killed or
 // FreeSWITCH frozen, and every process still exits within its deadlines.
-import { freePorts } from '@voicegw/shared';
+import { freePorts } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callThroughGateway,
@@ -41,7 +41,7 @@ let api: GatewayProcess;
 let dispatcher: GatewayProcess;
 
 const simulator = (name: string, esl: number, http: number): GatewayProcess =>
-  new GatewayProcess(name, 'media-node/sim/main.ts', {
+  new GatewayProcess(name, 'media-node/simulator/src/main.ts', {
     SIM_ESL_PORT: String(esl),
     SIM_HTTP_PORT: String(http),
     SIM_SIP_PORT: '0',

@@ -1,7 +1,7 @@
 // Shutdown on real processes: bounded whatever Redis does, and a repeated signal (Ctrl-C under a
 // launcher delivers two) neither kills a process mid-shutdown nor keeps it from finishing.
 import { connect } from 'node:net';
-import { freePorts } from '@voicegw/shared';
+import { freePorts } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayProcess, healthy, RestartableRedis } from './process-helpers.js';
 
@@ -32,7 +32,7 @@ beforeAll(async () => {
   redis = new RestartableRedis(ports.redis);
   await redis.start();
   const common = { REDIS_URL: redis.url };
-  sim = new GatewayProcess('simulator', 'media-node/sim/main.ts', {
+  sim = new GatewayProcess('simulator', 'media-node/simulator/src/main.ts', {
     SIM_ESL_PORT: String(ports.simEsl),
     SIM_HTTP_PORT: String(ports.simHttp),
     SIM_SIP_PORT: '0',

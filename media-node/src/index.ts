@@ -4,3 +4,4 @@ export type { MediaNode, MediaNodeOptions, CloseOptions } from './node.js';
 export { MediaNodeEnv, loadMediaNodeConfig } from './config.js';
 export type { MediaNodeConfig } from './config.js';
 export { mapHangupCause } from './session/causes.js';
+export { NODE_SUBSCRIPTION } from './esl/event.js';

@@ -21,7 +21,6 @@ import type { Redis } from 'ioredis';
 import { Heartbeat } from './cluster/heartbeat.js';
 import { executeCommand } from './commands/index.js';
 import type { MediaNodeConfig } from './config.js';
-import type { NodeContext } from './context.js';
 import { EslClient } from './esl/client.js';
 import { checkDialTarget, type DialTarget } from './esl/dial-target.js';
 import { NODE_SUBSCRIPTION } from './esl/event.js';
@@ -31,7 +30,7 @@ import { MediaCache } from './media/cache.js';
 import { NodeMetrics } from './metrics.js';
 import { Recorder } from './recording/recorder.js';
 import { acceptInbound, inboundFromPark } from './session/inbound.js';
-import { SessionRegistry } from './session/registry.js';
+import { SessionRegistry, type NodeWithSessions } from './session/registry.js';
 import { DidRoutes } from './session/did-routes.js';
 import { resync } from './session/resync.js';
 import { answerExpired } from './stream/command-failure.js';
@@ -74,7 +73,7 @@ export interface MediaNode {
 /** The least time a step of close() gets once the shutdown deadline has passed. */
 const STEP_FLOOR_MS = 200;
 
-class Runtime implements NodeContext {
+class Runtime implements NodeWithSessions {
   draining = false;
   dialTarget: DialTarget = { usable: true };
   readonly router = new EventRouter();

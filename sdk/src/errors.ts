@@ -1,8 +1,9 @@
+import type { ErrorCode } from './contract.js';
+
 /**
  * Every failure the gateway answers (any non-2xx), and a request that could not be sent or read:
- * the HTTP status and the contract's `error` message, plus the dial's `code` (`cid_not_allowed`,
- * `no_fs_capacity`) and the whole body when there is one. Branch on `status` (and `code`), not on
- * the message text.
+ * the HTTP status, the error's stable `code` and the contract's `error` message, and the whole
+ * body when there is one. Branch on `code`, never on the message text.
  */
 export class VoiceGatewayError extends Error {
   override readonly name = 'VoiceGatewayError';
@@ -21,9 +22,13 @@ export class VoiceGatewayError extends Error {
     super(`${request}: ${status} ${error}`, options);
   }
 
-  /** The machine-readable `code` of the body, where the contract gives one (dial). */
-  get code(): string | undefined {
+  /**
+   * The body's stable `code` (docs/errors.md lists them), e.g. `cid_not_allowed`; undefined when
+   * no gateway error body arrived: no answer, an expired recording's bare 404, a proxy's page.
+   * A gateway newer than this SDK may answer codes added since.
+   */
+  get code(): ErrorCode | undefined {
     const code = this.body?.code;
-    return typeof code === 'string' ? code : undefined;
+    return typeof code === 'string' ? (code as ErrorCode) : undefined;
   }
 }

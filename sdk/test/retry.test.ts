@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { retryAfterMs, retryDelay, DEFAULT_RETRY } from '../src/retry.js';
-import { VoiceGateway, VoiceGatewayError } from '../src/index.js';
+import { VoiceGateway, VoiceGatewayError, type ErrorCode } from '../src/index.js';
 
 // The SDK against a real HTTP server that answers what each test scripts: 429 and 503 with
 // Retry-After, errors in the contract's shape, and what the requests carried.
@@ -67,7 +67,7 @@ const accepted = {
 const limited = (retryAfter?: string): Answer => ({
   status: 429,
   ...(retryAfter === undefined ? {} : { headers: { 'retry-after': retryAfter } }),
-  body: { success: false, error: 'Command rate limited' },
+  body: { success: false, error: 'Command rate limited', code: 'command_rate_limited' },
 });
 
 describe('retries', () => {
@@ -129,7 +129,11 @@ describe('retries', () => {
     answers = [limited('0'), { status: 202, body: accepted }];
     const error = await failure(client(false).sessions.answer('abcde-x'));
     expect(seen).toHaveLength(1);
-    expect(error).toMatchObject({ status: 429, error: 'Command rate limited' });
+    expect(error).toMatchObject({
+      status: 429,
+      error: 'Command rate limited',
+      code: 'command_rate_limited',
+    });
   });
 
   it('does not wait for a Retry-After beyond maxDelayMs: the 429 is thrown at once', async () => {
@@ -142,21 +146,33 @@ describe('retries', () => {
   });
 
   it('does not retry other errors', async () => {
-    answers = [{ status: 404, body: { success: false, error: 'Session not found' } }];
+    answers = [
+      {
+        status: 404,
+        body: { success: false, error: 'Session not found', code: 'session_not_found' },
+      },
+    ];
     const error = await failure(client().sessions.get('abcde-x'));
     expect(seen).toHaveLength(1);
     expect(error).toBeInstanceOf(VoiceGatewayError);
+    expectTypeOf<VoiceGatewayError['code']>().toEqualTypeOf<ErrorCode | undefined>();
     expect(error).toMatchObject({
       status: 404,
       error: 'Session not found',
-      body: { success: false, error: 'Session not found' },
+      code: 'session_not_found',
+      body: { success: false, error: 'Session not found', code: 'session_not_found' },
     });
   });
 
   it('reports a body that is not JSON by its status text', async () => {
     answers = [{ status: 404 }];
     const error = await failure(client().sessions.recording('abcde-x', 'r1'));
-    expect(error).toMatchObject({ status: 404, error: 'Not Found', body: undefined });
+    expect(error).toMatchObject({
+      status: 404,
+      error: 'Not Found',
+      code: undefined,
+      body: undefined,
+    });
   });
 
   it('reports a request that got no answer as status 0', async () => {
@@ -169,6 +185,7 @@ describe('retries', () => {
     expect(error).toMatchObject({
       status: 0,
       error: 'Request failed',
+      code: undefined,
       request: 'GET /api/v1/sessions',
     });
   });

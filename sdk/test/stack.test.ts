@@ -200,7 +200,7 @@ describe('@voicegw/sdk against a running gateway', () => {
 
     const missing = await gateway.conferences.get(room).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(VoiceGatewayError);
-    expect(missing).toMatchObject({ status: 404, error: 'Room not found' });
+    expect(missing).toMatchObject({ status: 404, error: 'Room not found', code: 'room_not_found' });
     const refused = await gateway
       .dial({ to: mobile(), from: '0739999999' })
       .catch((e: unknown) => e);
@@ -217,7 +217,11 @@ describe('@voicegw/sdk against a running gateway', () => {
     }).apps
       .get(appId)
       .catch((e: unknown) => e);
-    expect(unauthorized).toMatchObject({ status: 401, error: 'Invalid admin API key' });
+    expect(unauthorized).toMatchObject({
+      status: 401,
+      error: 'Invalid admin API key',
+      code: 'invalid_admin_key',
+    });
   });
   it('records a call and streams the WAV of its recording.completed through the SDK', async () => {
     const to = mobile();

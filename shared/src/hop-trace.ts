@@ -1,7 +1,7 @@
 /**
  * Per-hop timestamps of a sample of commands, for the benchmark's latency breakdown
- * (bench/README.md, "Where a command's time goes"). Off unless a benchmark server turns it on;
- * off, `mark` is one comparison. On, it records the monotonic clock (CLOCK_MONOTONIC, the same
+ * (tools/bench/README.md, "Where a command's time goes"). Off unless a benchmark server turns it
+ * on; off, `mark` is one comparison. On, it records the monotonic clock (CLOCK_MONOTONIC, the same
  * clock in every process of a machine, so stamps of the api, the media node and the load
  * generator compare directly) for the operations whose id falls in the sample: the last two hex
  * digits of the (random) operation id decide, so every process picks the same operations

@@ -1,4 +1,5 @@
-// The public surface of @voicegw/shared: contracts used by more than one process.
+// The public surface of @voicegw/shared: the contracts between the gateway's processes and the
+// runtime they share (see README.md). Development tooling lives in @voicegw/tools.
 export { createLogger, REDACTED_PATHS } from './logger.js';
 export { background, settledWithin } from './async/background.js';
 export { closeOnSignals, exitWhenClosed } from './async/shutdown.js';
@@ -6,36 +7,8 @@ export { hopTrace, monotonicMs } from './hop-trace.js';
 export { coalesceWrites, type WriteFlush } from './net/coalesce-writes.js';
 export type { HopMarks } from './hop-trace.js';
 export type { Logger, LoggerSettings } from './logger.js';
-export { spawnRedis, stopChild } from './dev/redis-server.js';
-export { freePort, freePorts } from './dev/ports.js';
-export {
-  curlAvailable,
-  curlMissingMessage,
-  planRedisServer,
-  provisionCurl,
-  provisionOrExit,
-  provisionRedisServer,
-  redisServerAvailable,
-  RedisProvisioningError,
-} from './dev/provision.js';
-export type {
-  CurlOptions,
-  CurlPlan,
-  MachineFacts,
-  PlatformFacts,
-  RedisPlan,
-} from './dev/provision.js';
-export type { SpawnedRedis, SpawnRedisOptions } from './dev/redis-server.js';
-export { captureLogger } from './dev/log-capture.js';
-export { checkGenerated, generatedFileScript } from './dev/generated-file.js';
-export type { CheckResult, GeneratedFile } from './dev/generated-file.js';
-export type { LogLine } from './dev/log-capture.js';
-
 export { loadConfig, ConfigError } from './config/load.js';
 export { CommonEnv, BooleanFlag, RecordingModeEnv } from './config/common.js';
-
-export { ERRORS, GatewayError } from './errors/catalogue.js';
-export type { ErrorCode, GatewayErrorOptions } from './errors/catalogue.js';
 
 export * from './ids.js';
 

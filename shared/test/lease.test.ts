@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseKeeper } from '../src/bus/lease.js';
-import { captureLogger, createRedis, spawnRedis, type SpawnedRedis } from '../src/index.js';
+import { captureLogger, spawnRedis, type SpawnedRedis } from '@voicegw/tools';
+import { createRedis } from '../src/index.js';
 
 // A Redis of its own, stopped by the test.
 let server: SpawnedRedis;

@@ -1,4 +1,5 @@
-import { GatewayError, lua, failureCode, type LuaScripts, type RedisKeys } from '@voicegw/shared';
+import { lua, failureCode, type LuaScripts, type RedisKeys } from '@voicegw/shared';
+import { GatewayError } from '../errors/catalogue.js';
 import type { Redis } from 'ioredis';
 import { appNotFound, scriptError } from './script-errors.js';
 

@@ -9,7 +9,7 @@ export interface CooldownGroup {
 const SEEK = { name: 'seek', ms: 100 } as const;
 const PLAYBACK = { name: 'playback', ms: 500 } as const;
 // record/stop is in the heavy group, as the recording reference says (the rate-limit guide
-// disagrees; docs/decisions.md records the choice).
+// disagrees; docs/decisions/session-commands.md records the choice).
 const HEAVY = { name: 'heavy', ms: 2000 } as const;
 const CONFERENCE = { name: 'conference', ms: 2000 } as const;
 const CONFERENCE_MUTE = { name: 'conference_mute', ms: 2000 } as const;

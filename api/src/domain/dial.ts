@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   encodeCommand,
-  GatewayError,
   isSessionId,
   lua,
   sessionFields,
@@ -10,6 +9,7 @@ import {
   type DialCommandMessage,
   type DialStatus,
 } from '@voicegw/shared';
+import { GatewayError } from '../errors/catalogue.js';
 import type { FastifyInstance } from 'fastify';
 import { scriptError } from './script-errors.js';
 

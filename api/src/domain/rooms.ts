@@ -1,7 +1,6 @@
 import {
   eventArgs,
   encodeCommand,
-  GatewayError,
   isRoomId,
   isSessionId,
   newOperationId,
@@ -12,6 +11,7 @@ import {
   type RoomCommandMessage,
   type RoomCommandName,
 } from '@voicegw/shared';
+import { GatewayError } from '../errors/catalogue.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {
   ControlAccepted,

@@ -1,11 +1,5 @@
-import {
-  GatewayError,
-  failureCode,
-  scriptCodeName,
-  type ErrorCode,
-  type ScriptCodeName,
-  type ScriptName,
-} from '@voicegw/shared';
+import { failureCode, scriptCodeName, type ScriptCodeName, type ScriptName } from '@voicegw/shared';
+import { GatewayError, type ErrorName } from '../errors/catalogue.js';
 import { rateLimited } from './rate-limited.js';
 
 /** A script's negative reply: its code and the values after it, with what the caller knows. */
@@ -24,7 +18,7 @@ export const conferenceNameTaken = (existing: string): GatewayError =>
  * The catalogue error of each script result code the api answers with, whichever script
  * answered it (codes the callers act on themselves, like ROOM_MEMBERS_CHANGED, have none).
  */
-const CATALOGUE: { readonly [C in ScriptCodeName]?: ErrorCode | ((f: Failure) => GatewayError) } = {
+const CATALOGUE: { readonly [C in ScriptCodeName]?: ErrorName | ((f: Failure) => GatewayError) } = {
   RATE_LIMITED: ({ values }) => rateLimited('RATE_LIMITED', Number(values[0])),
   SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
   SESSION_OF_ANOTHER_APP: 'SESSION_FORBIDDEN',

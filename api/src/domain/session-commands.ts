@@ -3,7 +3,6 @@ import {
   commandRoomId,
   DEFERRED_TIMEOUT_MS,
   encodeCommand,
-  GatewayError,
   hopTrace,
   lua,
   newOperationId,
@@ -13,6 +12,7 @@ import {
   type SessionCommandMessage,
   type SessionCommandName,
 } from '@voicegw/shared';
+import { GatewayError } from '../errors/catalogue.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CommandReply, DeferredReply } from './command-replies.js';
 import { commandFingerprint } from './command-fingerprint.js';

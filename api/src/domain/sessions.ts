@@ -1,11 +1,11 @@
 import {
-  GatewayError,
   isSessionId,
   parseSession,
   type SessionDirection,
   type SessionIndexState,
   type SessionRecord,
 } from '@voicegw/shared';
+import { GatewayError } from '../errors/catalogue.js';
 import type { FastifyInstance } from 'fastify';
 import type { Session, SessionList, SessionListQuery, SessionStatus } from './session-schemas.js';
 import { decodeCursor, encodeCursor, newestPageOf } from './cursor.js';

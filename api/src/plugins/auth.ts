@@ -1,5 +1,5 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import { GatewayError } from '@voicegw/shared';
+import { GatewayError } from '../errors/catalogue.js';
 import type { FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppDirectory, type KnownApp } from '../domain/app-directory.js';

@@ -1,6 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ERRORS, GatewayError, type ErrorCode } from '@voicegw/shared';
+import { GatewayError, type ErrorName } from '../errors/catalogue.js';
+import { ErrorCodeSchema } from '../errors/schema.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validationError } from './validation-messages.js';
@@ -44,7 +45,7 @@ function fromFastify(error: FastifyError): GatewayError | undefined {
 }
 
 /** A framework 4xx the cases above do not name, by its status. */
-const CLIENT_STATUSES: Partial<Record<number, ErrorCode>> = {
+const CLIENT_STATUSES: Partial<Record<number, ErrorName>> = {
   404: 'ROUTE_NOT_FOUND',
   408: 'REQUEST_TIMEOUT',
   413: 'BODY_TOO_LARGE',
@@ -59,14 +60,17 @@ function toGatewayError(error: FastifyError | Error): GatewayError {
 }
 
 function sendError(reply: FastifyReply, error: GatewayError): FastifyReply {
-  if (error.code === 'RECORDING_NOT_FOUND') {
+  if (error.code === 'recording_not_found') {
     // Expired recordings: 404 with no structured body, as the contract says.
     return reply.code(404).send();
   }
+  // Serialized here, not by the route's response schema: the body is exactly the error's, even
+  // where the route documents another body for that status (/health's 503).
   return reply
     .code(error.statusCode)
     .headers(error.headers)
-    .send({ success: false, error: error.message, ...error.body });
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(error.body));
 }
 
 /**
@@ -83,7 +87,7 @@ export function frameworkErrors(
 }
 
 /** node's parser errors (`clientError`) that have an answer of their own; others are 400. */
-const PARSER_ERRORS: Partial<Record<string, ErrorCode>> = {
+const PARSER_ERRORS: Partial<Record<string, ErrorName>> = {
   HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
   ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   ERR_HTTP_REQUEST_HEADERS_TIMEOUT: 'REQUEST_TIMEOUT',
@@ -102,8 +106,9 @@ export function clientErrorHandler(
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
-    const { status, message } = ERRORS[PARSER_ERRORS[error.code ?? ''] ?? 'MALFORMED_REQUEST'];
-    const body = JSON.stringify({ success: false, error: message });
+    const refusal = new GatewayError(PARSER_ERRORS[error.code ?? ''] ?? 'MALFORMED_REQUEST');
+    const status = refusal.statusCode;
+    const body = JSON.stringify(refusal.body);
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; ` +
         `charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close` +
@@ -115,11 +120,27 @@ export function clientErrorHandler(
 }
 
 /**
- * One error handler for the whole api: every error body is `{success:false, error}` (plus the
- * catalogue's extra fields), and no stack trace or internal message reaches a client.
+ * One error handler for the whole api: every error body is `{success:false, error, code}` (plus
+ * the catalogue's extra fields), and no stack trace or internal message reaches a client.
  */
 export default fp(
   async (app) => {
+    // Before any route: their error response schemas refer to it.
+    app.addSchema(ErrorCodeSchema);
+
+    // Requests that arrive while the api closes are refused before any other work, as fastify's
+    // return503OnClosing would, but in the contract's shape (app.ts turns fastify's off). A
+    // refusal, not a failure: it bypasses the error handler's log and recent errors.
+    let closing = false;
+    app.addHook('preClose', (done) => {
+      closing = true;
+      done();
+    });
+    app.addHook('onRequest', (_request, reply, done) => {
+      if (closing) sendError(reply, new GatewayError('SHUTTING_DOWN'));
+      else done();
+    });
+
     app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const gatewayError = toGatewayError(error);
       const status = gatewayError.statusCode;

@@ -1,4 +1,4 @@
-import { GatewayError } from '@voicegw/shared';
+import { GatewayError } from '../errors/catalogue.js';
 import fp from 'fastify-plugin';
 import secureJson from 'secure-json-parse';
 

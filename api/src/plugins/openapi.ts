@@ -1,3 +1,4 @@
+/// <reference types="@fastify/swagger" preserve="true" />
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
@@ -9,6 +10,11 @@ export default fp(
     await app.register(swagger, {
       transform: documentRoute,
       transformObject: documentObject,
+      // Shared schemas (the error codes) are components named by their $id, not `def-N`.
+      refResolver: {
+        buildLocalReference: (json, _baseUri, _fragment, i) =>
+          typeof json.$id === 'string' ? json.$id : `def-${i}`,
+      },
       openapi: {
         openapi: '3.1.0',
         info: {

@@ -1,4 +1,4 @@
-import { GatewayError } from '@voicegw/shared';
+import { GatewayError } from '../errors/catalogue.js';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 
 /** Fields whose absence the contract reports as `urls is required`. */

@@ -6,7 +6,10 @@ import { DEFAULT_RETRY_SCHEDULE, SCHEDULE_PATTERN } from './schedule.js';
 const ms = (fallback: number, minimum: number, description: string) =>
   Type.Integer({ minimum, default: fallback, description });
 
-/** Environment of the webhook dispatcher. docs/configuration.md lists the same variables. */
+/**
+ * Environment of the webhook dispatcher. The descriptions are its documentation:
+ * `npm run config:doc` renders them into docs/configuration.md.
+ */
 export const DispatcherEnv = Type.Object({
   ...CommonEnv,
   ...BusEnv,
@@ -16,11 +19,11 @@ export const DispatcherEnv = Type.Object({
     minimum: 0,
     maximum: 65_535,
     default: 9465,
-    description: 'Port of the dispatcher /metrics and /health.',
+    description: "Port of the dispatcher's `/metrics` and `/health`.",
   }),
   DISPATCHER_HOST: Type.String({
     default: '0.0.0.0',
-    description: 'Listen address of /metrics and /health.',
+    description: 'Listen address of `/metrics` and `/health`.',
   }),
   ALLOW_LOCALHOST_WEBHOOKS: BooleanFlag(
     false,
@@ -30,18 +33,22 @@ export const DispatcherEnv = Type.Object({
     minimum: 0,
     maximum: 1000,
     default: 1000,
-    description: 'How long app configuration is cached in process (invalidated over pub/sub).',
+    description:
+      'How long app configuration is cached in process (changes are also pushed over Redis ' +
+      'pub/sub).',
   }),
   WEBHOOK_TIMEOUT_MS: ms(
     15_000,
     100,
-    'Deadline from sending a webhook to the last byte of its answer (connecting has as long again).',
+    'One deadline from sending a webhook to the last byte of its answer; an answer still coming ' +
+      'then is cut off, and its status line, if it came, decides. Connecting has as long again.',
   ),
   WEBHOOK_RETRY_SCHEDULE: Type.String({
     default: DEFAULT_RETRY_SCHEDULE,
     pattern: SCHEDULE_PATTERN,
     description:
-      'Delay before each attempt (the first is the first try), e.g. `0,5s,5m`; units ms, s, m, h.',
+      'Delay before each attempt (the first is the first try), e.g. `0,5s,5m`; units `ms`, `s`, ' +
+      '`m`, `h`. After the last, the event is dead-lettered.',
   }),
   WEBHOOK_RETRY_JITTER: Type.Number({
     minimum: 0,
@@ -52,12 +59,12 @@ export const DispatcherEnv = Type.Object({
   WEBHOOK_RETRY_AFTER_MAX_MS: ms(
     36_000_000,
     0,
-    'A Retry-After (429, 503) longer than this is clamped to it.',
+    'A `Retry-After` (on 429 or 503) longer than this is clamped to it.',
   ),
   WEBHOOK_DISABLE_AFTER_MS: ms(
     432_000_000,
     1,
-    'An app whose webhook has failed this long without a success is disabled (5 days).',
+    'An app whose webhook has failed this long (5 days) without a success is disabled.',
   ),
   WEBHOOK_MAX_IN_FLIGHT: Type.Integer({
     minimum: 1,
@@ -72,18 +79,24 @@ export const DispatcherEnv = Type.Object({
   WEBHOOK_QUEUE_PER_APP: Type.Integer({
     minimum: 1,
     default: 1000,
-    description: 'Events of one app waiting in memory; beyond it they are parked in its lane.',
+    description:
+      "Events of one app held in memory; beyond it they are parked in the app's retry lane.",
   }),
   DEAD_LETTER_MAX: Type.Integer({
     minimum: 1,
     default: 10_000,
-    description: 'Dead letters kept per app (the oldest are dropped).',
+    description: 'Dead letters kept per app; the oldest are dropped beyond it.',
   }),
-  LANE_POLL_INTERVAL_MS: ms(250, 10, 'How often due retries are looked for.'),
+  LANE_POLL_INTERVAL_MS: ms(
+    250,
+    10,
+    'How often the retry lanes are checked for attempts that are due.',
+  ),
   REDIS_COMMAND_TIMEOUT_MS: ms(
     5000,
     50,
-    'A Redis command slower than this fails (its work is retried) instead of hanging delivery.',
+    'A dispatcher Redis command slower than this fails (the work it belonged to is retried) ' +
+      'instead of stalling delivery.',
   ),
 });
 

@@ -1,5 +1,5 @@
 // What the FreeSWITCH configuration we ship must say once rendered, read from its XML as
-// FreeSWITCH reads it (issue 13 §3 lists what a stock FreeSWITCH 1.10.12 complained of):
+// FreeSWITCH reads it (the points come from running it on a stock FreeSWITCH 1.10.12):
 //   - every file is well-formed XML;
 //   - conference.conf's profiles bind no caller controls (`none`: no `Can't find caller-controls`);
 //   - RTP timeouts by media_timeout / media_hold_timeout, not the deprecated rtp-*-timeout-sec;

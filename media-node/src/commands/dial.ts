@@ -4,6 +4,7 @@ import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import { mapHangupCause } from '../session/causes.js';
 import { Channel } from '../session/channel.js';
+import type { NodeWithSessions } from '../session/registry.js';
 import { watchSession } from '../session/lifecycle.js';
 import { Session } from '../session/session.js';
 import { countHangup, endSession } from '../session/teardown.js';
@@ -20,7 +21,7 @@ export const dialCommand = {
     'BACKGROUND_JOB (+OK <uuid> or -ERR <CAUSE>); CHANNEL_PROGRESS(_MEDIA), CHANNEL_ANSWER',
 } as const;
 
-export async function dial(node: NodeContext, message: DialCommandMessage): Promise<void> {
+export async function dial(node: NodeWithSessions, message: DialCommandMessage): Promise<void> {
   const parsed = parseSessionId(message.session_id);
   if (parsed?.prefix !== node.prefix) {
     node.log.warn({ session_uuid: message.session_id }, 'dial for a session of another node');
@@ -78,7 +79,7 @@ export async function dial(node: NodeContext, message: DialCommandMessage): Prom
  * with one call.hangup (failed, duration 0) and no session.dialing.
  */
 export async function answerExpiredDial(
-  node: NodeContext,
+  node: NodeWithSessions,
   message: DialCommandMessage,
 ): Promise<void> {
   if (parseSessionId(message.session_id)?.prefix !== node.prefix) return;

@@ -5,8 +5,8 @@ import {
   type SessionCommandMessage,
   type SessionCommandName,
 } from '@voicegw/shared';
-import type { NodeContext } from '../context.js';
 import { executeMemberCommand } from '../conference/member-message.js';
+import type { NodeWithSessions } from '../session/registry.js';
 import { answer } from './answer.js';
 import { conferenceJoin } from './conference-join.js';
 import { conferenceLeave } from './conference-leave.js';
@@ -54,7 +54,7 @@ export const SESSION_COMMANDS: Registry = {
  * confirmed or timed out), which is when the consumer acknowledges it.
  */
 export async function executeCommand(
-  node: NodeContext,
+  node: NodeWithSessions,
   message: CommandMessage,
   entryId: string,
 ): Promise<void> {
@@ -71,7 +71,7 @@ export async function executeCommand(
 }
 
 async function sessionCommand(
-  node: NodeContext,
+  node: NodeWithSessions,
   message: SessionCommandMessage,
   entryId: string,
 ): Promise<void> {

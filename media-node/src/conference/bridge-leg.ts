@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { encodeCommand, COMMAND_FIELD, type MemberCommandMessage } from '@voicegw/shared';
+import {
+  encodeCommand,
+  COMMAND_FIELD,
+  type Logger,
+  type MemberCommandMessage,
+} from '@voicegw/shared';
+import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import { Channel } from '../session/channel.js';
-import type { Membership } from './membership.js';
 
 /** The called user a host node takes as a bridge leg into room <room id>. */
 export const BRIDGE_USER_PREFIX = 'voicegw-conf-';
@@ -16,6 +21,24 @@ export type KillOutcome = 'killed' | 'gone' | 'failed';
 export function killOutcome(reply: string): KillOutcome {
   if (reply.startsWith('+OK')) return 'killed';
   return /^-ERR No such channel/.test(reply) ? 'gone' : 'failed';
+}
+
+/** What a bridge leg uses of the member's session (a Session is one). */
+export interface BridgedSession {
+  readonly id: string;
+  readonly callerId: string;
+  readonly log: Logger;
+  /** The call the leg is bridged to. */
+  readonly channel: Channel;
+  readonly node: NodeContext;
+}
+
+/** What a bridge leg uses of its membership (a Membership is one). */
+export interface BridgedMember {
+  readonly session: BridgedSession;
+  readonly roomId: string;
+  /** The leg is gone (or the call is): a joined member has left the room. */
+  bridgeGone(cause?: string): void;
 }
 
 /** Why a bridge could not be set up, as command.result's error. */
@@ -36,7 +59,7 @@ export class BridgeLeg {
   private seen = false;
 
   constructor(
-    private readonly membership: Membership,
+    private readonly membership: BridgedMember,
     readonly hostPrefix: string,
     uuid: string = randomUUID(),
   ) {
@@ -48,7 +71,7 @@ export class BridgeLeg {
   }
 
   /** A leg found bridged to the call after a restart of this node (FreeSWITCH's bridge_to). */
-  static adopt(membership: Membership, hostPrefix: string, uuid: string): BridgeLeg {
+  static adopt(membership: BridgedMember, hostPrefix: string, uuid: string): BridgeLeg {
     return new BridgeLeg(membership, hostPrefix, uuid);
   }
 

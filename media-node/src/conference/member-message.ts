@@ -1,5 +1,5 @@
 import type { MemberCommandMessage } from '@voicegw/shared';
-import type { NodeContext } from '../context.js';
+import type { NodeWithSessions } from '../session/registry.js';
 import { maintenanceEvent } from './membership.js';
 
 /**
@@ -9,7 +9,7 @@ import { maintenanceEvent } from './membership.js';
  * member keep the order in which the host appended them to the stream.
  */
 export async function executeMemberCommand(
-  node: NodeContext,
+  node: NodeWithSessions,
   message: MemberCommandMessage,
 ): Promise<void> {
   if (message.command !== 'event') return node.rooms.bridges.execute(message);

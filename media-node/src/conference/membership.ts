@@ -1,9 +1,17 @@
-import { lua, type EventPayload } from '@voicegw/shared';
+import { lua, type EventName, type EventPayload } from '@voicegw/shared';
 import { FsEvent } from '../esl/event.js';
-import type { Session } from '../session/session.js';
-import type { BridgeLeg } from './bridge-leg.js';
+import type { BridgedSession, BridgeLeg } from './bridge-leg.js';
 
 export const MAINTENANCE = 'conference::maintenance';
+
+/** What a membership uses of its session, its bridge leg's needs included (a Session is one). */
+export interface MemberSession extends BridgedSession {
+  /** The session's membership, which a membership that closes clears if it is still that. */
+  conference: Membership | undefined;
+  /** Queues the member's changes and events in the session's order. */
+  enqueue(task: () => Promise<unknown>): void;
+  publish<N extends EventName>(payload: EventPayload<N>): Promise<void>;
+}
 
 /** Session-side changes conferenceMember-2.lua applies. */
 export type MemberChange =
@@ -11,7 +19,7 @@ export type MemberChange =
 
 /** Applies a membership change to the session hash and the room's member set. */
 export async function recordMembership(
-  session: Session,
+  session: MemberSession,
   roomId: string,
   change: MemberChange,
   memberId = '',
@@ -75,7 +83,7 @@ export class Membership {
   private readonly waiters = new Map<string, Waiter[]>();
 
   constructor(
-    readonly session: Session,
+    readonly session: MemberSession,
     readonly roomId: string,
     /** Application-UUID of our `conference` execute (undefined for an adopted membership). */
     readonly applicationUuid?: string,

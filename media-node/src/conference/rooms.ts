@@ -1,6 +1,7 @@
 import { lua, type RoomCommandMessage } from '@voicegw/shared';
-import type { NodeContext } from '../context.js';
+import type { NodeContext, RoomHost } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
+import type { NodeWithSessions } from '../session/registry.js';
 import { BridgeHost } from './bridge-host.js';
 import { MAINTENANCE } from './membership.js';
 
@@ -27,12 +28,12 @@ interface Room {
  * the controls out over `conference <room> ...` and reports conference.play.finished when every
  * file of a play operation has ended naturally (play-file-done without a stop before it).
  */
-export class Rooms {
+export class Rooms implements RoomHost {
   private readonly rooms = new Map<string, Room>();
   /** Members from other nodes, in through bridge legs. */
   readonly bridges: BridgeHost;
 
-  constructor(private readonly node: NodeContext) {
+  constructor(private readonly node: NodeWithSessions) {
     node.router.onCustom(MAINTENANCE, this.onEvent);
     this.bridges = new BridgeHost(node);
   }

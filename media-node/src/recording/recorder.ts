@@ -1,38 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { recordingPath, RecordingStore } from '@voicegw/shared';
-import type { NodeContext } from '../context.js';
+import type { NodeContext, Recordings } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
-import type { Playback } from '../session/playback.js';
-import type { Session } from '../session/session.js';
-import type { Capture, CaptureTarget } from './capture.js';
+import type {
+  ActiveRecording,
+  Capture,
+  CaptureTarget,
+  CompletedRecording,
+  RecordedSession,
+} from './capture.js';
 import { FileCapture } from './file-capture.js';
 import { RecordingReceiver } from './receiver.js';
 import { StreamCapture } from './stream-capture.js';
 import { RecordingSweeper } from './sweeper.js';
-
-/** One recording in progress on a session. */
-export interface ActiveRecording {
-  readonly id: string;
-  /** command_uid of the record/start, carried by recording.completed. */
-  readonly commandUid: string;
-  readonly startedAt: number;
-  /** How its audio reaches the file (RECORDING_MODE). */
-  readonly capture: Capture;
-  /** The endless silence stream record/start started (stopped by record/stop). */
-  silence: Playback | undefined;
-  /** Stops watching the channel for its hangup. */
-  readonly unwatch: () => void;
-}
-
-/** What a stopped recording reports in recording.completed. */
-export interface CompletedRecording {
-  readonly recordingId: string;
-  readonly commandUid: string;
-  readonly url: string;
-  /** Seconds of audio in the file. */
-  readonly duration: number;
-}
 
 /**
  * The recordings of this node's sessions: the WAV files under RECORDINGS_DIR (written by
@@ -41,9 +22,9 @@ export interface CompletedRecording {
  * record/stop, by the call's hangup or by FreeSWITCH; in every case the file is complete before
  * recording.completed is published.
  */
-export class Recorder {
+export class Recorder implements Recordings {
   readonly store: RecordingStore;
-  private readonly active = new Map<Session, ActiveRecording>();
+  private readonly active = new Map<RecordedSession, ActiveRecording>();
   private readonly receiver: RecordingReceiver | undefined;
   private readonly sweeper: RecordingSweeper;
 
@@ -97,7 +78,7 @@ export class Recorder {
     return this.sweeper.sweep(now);
   }
 
-  current(session: Session): ActiveRecording | undefined {
+  current(session: RecordedSession): ActiveRecording | undefined {
     return this.active.get(session);
   }
 
@@ -107,7 +88,7 @@ export class Recorder {
    * start; `abandon` undoes it if FreeSWITCH refuses.
    */
   async prepare(
-    session: Session,
+    session: RecordedSession,
     commandUid: string,
     sampleRate: number,
   ): Promise<ActiveRecording> {
@@ -155,7 +136,7 @@ export class Recorder {
   }
 
   /** Drops a recording FreeSWITCH would not start; its empty file expires like any other. */
-  async abandon(session: Session): Promise<void> {
+  async abandon(session: RecordedSession): Promise<void> {
     await this.complete(session).catch((err: unknown) =>
       session.log.warn({ err }, 'abandoned recording not marked stopped'),
     );
@@ -166,7 +147,7 @@ export class Recorder {
    * the stop (retention counts from now) and returns what recording.completed says; undefined
    * when the session is not recording.
    */
-  async complete(session: Session): Promise<CompletedRecording | undefined> {
+  async complete(session: RecordedSession): Promise<CompletedRecording | undefined> {
     const rec = this.active.get(session);
     if (!rec) return undefined;
     this.active.delete(session);
@@ -203,7 +184,7 @@ export class Recorder {
   }
 
   /** Publishes recording.completed (in the session's order of events). */
-  async publishCompleted(session: Session, done: CompletedRecording): Promise<void> {
+  async publishCompleted(session: RecordedSession, done: CompletedRecording): Promise<void> {
     await session.publish({
       event: 'recording.completed',
       session_uuid: session.id,
@@ -217,7 +198,7 @@ export class Recorder {
    * A hangup ends the recording too: queued on CHANNEL_HANGUP, it runs before the teardown that
    * CHANNEL_HANGUP_COMPLETE queues, so recording.completed precedes call.hangup.
    */
-  private watchHangup(session: Session): () => void {
+  private watchHangup(session: RecordedSession): () => void {
     const { channel } = session;
     const finish = (): void => this.finish(session);
     const onEvent = (event: FsEvent): void => {
@@ -232,7 +213,7 @@ export class Recorder {
   }
 
   /** Ends the session's recording and publishes recording.completed, in the session's order. */
-  private finish(session: Session): void {
+  private finish(session: RecordedSession): void {
     session.enqueue(async () => {
       const done = await this.complete(session);
       if (done) await this.publishCompleted(session, done);

@@ -10,6 +10,7 @@ import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import { Channel, ChannelState } from './channel.js';
 import { watchSession } from './lifecycle.js';
+import type { NodeWithSessions } from './registry.js';
 import { Session } from './session.js';
 
 /** A new inbound call, from its CHANNEL_PARK or from a resync's `show channels` row. */
@@ -48,7 +49,7 @@ const REFUSED = 'SWITCH_CONGESTION';
  * run before any command can reach the session. The channel is claimed at once, so its later
  * events wait for the session instead of being lost.
  */
-export function acceptInbound(node: NodeContext, call: InboundCall): void {
+export function acceptInbound(node: NodeWithSessions, call: InboundCall): void {
   if (node.router.owner(call.uuid)) return;
   const channel = new Channel(call.uuid, node.esl, node.router, {
     hold: true,
@@ -61,7 +62,7 @@ export function acceptInbound(node: NodeContext, call: InboundCall): void {
   });
 }
 
-async function admit(node: NodeContext, call: InboundCall, channel: Channel): Promise<void> {
+async function admit(node: NodeWithSessions, call: InboundCall, channel: Channel): Promise<void> {
   if (node.draining || node.sessions.size >= node.config.CAPACITY) {
     return refuse(node, channel, REFUSED, 'refused');
   }
@@ -113,7 +114,7 @@ type Admission = 'admitted' | 'ended' | { readonly routedTo: string };
  * queues behind the script.
  */
 async function take(
-  node: NodeContext,
+  node: NodeWithSessions,
   call: InboundCall,
   channel: Channel,
   session: Session,

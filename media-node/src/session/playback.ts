@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { background } from '@voicegw/shared';
+import { background, type EventName, type EventPayload, type Logger } from '@voicegw/shared';
 import type { FsEvent } from '../esl/event.js';
-import type { Session } from './session.js';
+import type { Channel } from './channel.js';
+
+/** What a playback uses of its session (a Session is one). */
+export interface PlaybackSession {
+  readonly id: string;
+  readonly log: Logger;
+  readonly channel: Channel;
+  /** The session's current playback, which a playback that ends clears if it is still that. */
+  playback: Playback | undefined;
+  /** Queues the playback's events in the session's order. */
+  enqueue(task: () => Promise<unknown>): void;
+  publish<N extends EventName>(payload: EventPayload<N>): Promise<void>;
+}
 
 export type PlaybackKind = 'files' | 'silence';
 
@@ -35,7 +47,7 @@ export class Playback {
   readonly end = new Promise<PlaybackEnd>((resolve) => (this.resolveEnd = resolve));
 
   constructor(
-    readonly session: Session,
+    readonly session: PlaybackSession,
     readonly commandUid: string,
     readonly urls: readonly string[],
     readonly kind: PlaybackKind,

@@ -1,7 +1,16 @@
+import type { NodeContext, NodeSessions } from '../context.js';
 import type { Session } from './session.js';
 
+/**
+ * The node context with its session registry, for the parts that look sessions up and act on
+ * them (commands, admission, resync, rooms): NodeContext cannot name Session, which holds it.
+ */
+export interface NodeWithSessions extends NodeContext {
+  readonly sessions: SessionRegistry;
+}
+
 /** The sessions this node owns, by session id. */
-export class SessionRegistry {
+export class SessionRegistry implements NodeSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly listeners = new Set<(size: number) => void>();
 
@@ -22,7 +31,7 @@ export class SessionRegistry {
     this.changed();
   }
 
-  remove(session: Session): void {
+  remove(session: { readonly id: string }): void {
     if (this.sessions.get(session.id) !== session) return;
     this.sessions.delete(session.id);
     this.changed();

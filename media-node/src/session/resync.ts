@@ -9,6 +9,7 @@ import type { NodeContext } from '../context.js';
 import { Membership } from '../conference/membership.js';
 import { Channel, ChannelState } from './channel.js';
 import { acceptInbound } from './inbound.js';
+import type { NodeWithSessions } from './registry.js';
 import { watchSession } from './lifecycle.js';
 import { Session } from './session.js';
 import { countHangup, endSession } from './teardown.js';
@@ -31,7 +32,7 @@ interface ChannelRow {
  * CHANNEL_PARK fell into the outage) are taken as new calls. `show channels` lags 1–2 s behind
  * FreeSWITCH, so a session missing from it is confirmed with `uuid_exists` before it is dropped.
  */
-export async function resync(node: NodeContext, connectedAt: number): Promise<void> {
+export async function resync(node: NodeWithSessions, connectedAt: number): Promise<void> {
   const rows = await liveChannels(node);
   const exists = async (uuid: string): Promise<boolean> =>
     rows.has(uuid) || (await node.esl.api(`uuid_exists ${uuid}`)).trim() === 'true';
@@ -123,7 +124,7 @@ async function endVanished(session: Session): Promise<void> {
 
 /** Takes over a live call this node owned before it restarted. */
 async function adopt(
-  node: NodeContext,
+  node: NodeWithSessions,
   id: string,
   uuid: string,
   row: ChannelRow | undefined,

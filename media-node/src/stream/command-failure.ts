@@ -7,7 +7,7 @@ import {
 } from '@voicegw/shared';
 import { answerExpiredDial } from '../commands/dial.js';
 import { publishResult } from '../commands/result.js';
-import type { NodeContext } from '../context.js';
+import type { NodeWithSessions } from '../session/registry.js';
 
 /** command.result error of a command that never ran (clients may match on it). */
 export const COMMAND_EXPIRED = 'Command expired: it was not started before its deadline';
@@ -38,7 +38,7 @@ export function isExpired(
  * (failed), a room control by not running it (a play also gives the room its stopped state back).
  */
 export async function answerExpired(
-  node: NodeContext,
+  node: NodeWithSessions,
   message: DeadlineCommand,
   entryId: string,
 ): Promise<void> {

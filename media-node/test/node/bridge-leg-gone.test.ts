@@ -2,7 +2,7 @@
 // uuid_kill answers `-ERR No such channel!`, which is normal, so the node logs it at debug and
 // warns of nothing. The session's node reaches its simulator through a proxy that holds back
 // what FreeSWITCH sends, so the node learns of the leg's end only after asking to kill it.
-import { captureLogger } from '@voicegw/shared';
+import { captureLogger } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mobile, startStack, type Stack, type Tenant } from './harness.js';
 

@@ -1,5 +1,6 @@
-// The digits.collected status from what FreeSWITCH 1.10.12 leaves (trace d and the facts in
-// ../shared/freeswitch/README.md): `<var>`, read_result, read_terminator_used, and the keys seen.
+// The digits.collected status from what FreeSWITCH 1.10.12 leaves (its recording d, fixture
+// media-node/simulator/test/fixtures/traces/d_dtmf.json): `<var>`, read_result,
+// read_terminator_used, and the keys seen.
 import { describe, expect, it } from 'vitest';
 import { digitsResult, type DigitsReport } from '../../src/commands/digits-result.js';
 

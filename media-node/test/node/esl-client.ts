@@ -1,5 +1,5 @@
 import { createLogger } from '@voicegw/shared';
-import type { Simulator } from '../../sim/index.js';
+import type { Simulator } from '@voicegw/simulator';
 import { EslClient } from '../../src/esl/client.js';
 import type { EventSubscription } from '../../src/esl/event.js';
 

@@ -1,10 +1,10 @@
 // The media node's event subscription, applied by the simulator as FreeSWITCH applies it: what
 // one call brings to the node's socket, and what stays at FreeSWITCH.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Simulator } from '../../sim/index.js';
+import { startSimulator, type Simulator } from '@voicegw/simulator';
 import type { EslClient } from '../../src/esl/client.js';
 import { NODE_SUBSCRIPTION, type FsEvent } from '../../src/esl/event.js';
-import { control, startTestSimulator } from '../sim/helpers.js';
+import { control } from '@voicegw/simulator/client';
 import { connectEslClient } from './esl-client.js';
 
 let sim: Simulator;
@@ -12,7 +12,7 @@ let client: EslClient;
 const events: FsEvent[] = [];
 
 beforeAll(async () => {
-  sim = await startTestSimulator();
+  sim = await startSimulator({ eslPort: 0, httpPort: 0 });
   client = await connectEslClient(sim, NODE_SUBSCRIPTION);
   client.on('event', (event) => events.push(event));
 });

@@ -1,8 +1,8 @@
 import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { Simulator } from '../../sim/index.js';
+import { startSimulator, type Simulator } from '@voicegw/simulator';
 import type { EslClient } from '../../src/esl/client.js';
-import { startTestSimulator } from '../sim/helpers.js';
+
 import { connectEslClient } from './esl-client.js';
 
 // What reaches the wire cannot be seen from userland (a receiver reads whatever segments have
@@ -25,7 +25,7 @@ function onEventSocket<A extends unknown[]>(spy: { mock: { calls: A[]; contexts:
 }
 
 beforeAll(async () => {
-  sim = await startTestSimulator();
+  sim = await startSimulator({ eslPort: 0, httpPort: 0 });
   client = await connectEslClient(sim, {
     events: ['CHANNEL_PARK', 'BACKGROUND_JOB'],
     filters: [],

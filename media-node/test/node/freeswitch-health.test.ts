@@ -3,7 +3,8 @@
 // for a dial template whose gateway FreeSWITCH does not have.
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-import { createLogger, freePort, NodeRegistry } from '@voicegw/shared';
+import { createLogger, NodeRegistry } from '@voicegw/shared';
+import { freePort } from '@voicegw/tools';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { loadMediaNodeConfig } from '../../src/config.js';
 import { startMediaNode, type MediaNode } from '../../src/index.js';

@@ -2,7 +2,7 @@
 // started again on the same event socket port: the media node (a process too) finds the channel
 // gone on resync and publishes the call's one call.hangup itself, at once.
 import { randomUUID } from 'node:crypto';
-import { freePort } from '@voicegw/shared';
+import { freePort } from '@voicegw/tools';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mobile } from './harness.js';
 import { startNodeProcess, startSimulatorProcess, type LoggedProcess } from './processes.js';

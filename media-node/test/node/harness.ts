@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { buildApp, loadApiConfig, type App } from '@voicegw/api';
-import { ERRORS, EVENT_FIELDS, RedisKeys, type Logger } from '@voicegw/shared';
+import { EVENT_FIELDS, RedisKeys, type Logger } from '@voicegw/shared';
+import { ERRORS } from '@voicegw/api';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
-import { startSimulator, type Simulator } from '../../sim/index.js';
-import { makeToneWav } from '../../sim/media/wav.js';
+import { startSimulator, type Simulator } from '@voicegw/simulator';
+import { makeToneWav } from '@voicegw/simulator';
 import { loadMediaNodeConfig, startMediaNode, type MediaNode } from '../../src/index.js';
 
 export const ADMIN_KEY = 'node-test-admin-key-0123456789';

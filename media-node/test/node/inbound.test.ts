@@ -170,7 +170,11 @@ describe.concurrent('inbound calls', () => {
     await stack.events.of(session, 'call.hangup');
     const res = await stack.command(tenant, session, 'answer', { command_uid: 'late' });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ success: false, error: 'Session not found' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Session not found',
+      code: 'session_not_found',
+    });
   });
 });
 

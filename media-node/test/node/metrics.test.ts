@@ -1,4 +1,4 @@
-import { freePort } from '@voicegw/shared';
+import { freePort } from '@voicegw/tools';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mobile } from './harness.js';
 import { useStack } from './use-stack.js';

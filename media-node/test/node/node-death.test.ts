@@ -6,7 +6,7 @@ import { startDispatcher, type Dispatcher } from '@voicegw/api';
 import { NODE_LOST } from '@voicegw/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatcherEnv, useReceiver } from '../../../api/test/dispatcher-helpers.js';
-import { startSimulator, type Simulator } from '../../sim/index.js';
+import { startSimulator, type Simulator } from '@voicegw/simulator';
 import { fastSweeper, heartbeats, mobile, SimControl } from './harness.js';
 import { useAudio, useStack, useTenant } from './use-stack.js';
 import { startNodeProcess, type LoggedProcess } from './processes.js';

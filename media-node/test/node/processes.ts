@@ -79,7 +79,7 @@ export class LoggedProcess {
 export async function startSimulatorProcess(
   eslPort: number,
 ): Promise<{ process: LoggedProcess; control: SimControl }> {
-  const sim = new LoggedProcess(entry('../../sim/main.ts'), {
+  const sim = new LoggedProcess(entry('../../simulator/src/main.ts'), {
     LOG_LEVEL: 'info',
     SIM_ESL_PORT: String(eslPort),
     SIM_HTTP_PORT: '0',

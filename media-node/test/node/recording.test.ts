@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { access, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@voicegw/shared';
+import { freePort } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import {
@@ -19,7 +19,7 @@ import {
   type StackOptions,
   type Tenant,
 } from './harness.js';
-import { EslClient } from '../sim/helpers.js';
+import { EslClient } from '@voicegw/simulator/client';
 import { answeredCall } from './calls.js';
 import { useAudio, useStack, useTenant } from './use-stack.js';
 
@@ -277,6 +277,7 @@ for (const mode of ['file', 'stream'] as const) {
           expect(res.json()).toEqual({
             success: false,
             error: 'Session belongs to a different application',
+            code: 'session_forbidden',
           });
         }
         for (const url of [

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { captureLogger, spawnRedis, type SpawnedRedis } from '@voicegw/shared';
+import { captureLogger, spawnRedis, type SpawnedRedis } from '@voicegw/tools';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../sim/index.js';
+import { startSimulator, type Simulator } from '@voicegw/simulator';
 import { loadMediaNodeConfig, startMediaNode, type MediaNode } from '../../src/index.js';
 import { TEST_NODE_ENV } from './harness.js';
 

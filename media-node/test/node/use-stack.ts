@@ -2,7 +2,7 @@
 // and what it returns may be read in tests and in hooks registered after it (vitest runs
 // `beforeAll` hooks in order and `afterAll` hooks in reverse).
 import { afterAll, beforeAll } from 'vitest';
-import { slot } from '../../../shared/test/late.js';
+import { slot } from '@voicegw/tools';
 import {
   startAudioServer,
   startStack,

@@ -4,35 +4,44 @@ import { Type, type Static } from 'typebox';
 export const BusEnv = {
   EVENT_BUS: Type.Union([Type.Literal('redis'), Type.Literal('kafka')], {
     default: 'redis',
-    description: 'Event bus implementation: `redis` (shard streams) or `kafka`.',
+    description:
+      '`redis`: shard streams in Redis; `kafka`: the Kafka topic `KAFKA_TOPIC`. Every process ' +
+      'publishes to Redis either way; the dispatcher routes events onto the bus.',
   }),
   EVENT_SHARDS: Type.Integer({
     minimum: 1,
     maximum: 1024,
     default: 16,
-    description: 'Shard streams of the Redis bus; fixed for the life of a gateway.',
+    description:
+      "Shard streams of the Redis bus (an app's shard is a hash of its id). Fixed for a " +
+      'gateway: a dispatcher with another value refuses to start.',
   }),
   EVENT_LEASE_TTL_MS: Type.Integer({
     minimum: 500,
     default: 5000,
-    description: 'Lease of a shard (and of the router); a dead holder loses it after this long.',
+    description:
+      'Lease of a shard and of the router. A dispatcher that dies loses its shards after this ' +
+      'long, and another takes them over.',
   }),
   EVENT_BUFFER: Type.Integer({
     minimum: 10,
     default: 2000,
-    description: 'Unacknowledged events per shard or partition before reading pauses.',
+    description: 'Unacknowledged events per shard (or Kafka partition) before reading it pauses.',
   }),
   KAFKA_BROKERS: Type.Optional(
     Type.String({
       pattern: '^[^,\\s]+(,[^,\\s]+)*$',
-      description: 'Comma-separated Kafka brokers (host:port), for EVENT_BUS=kafka.',
+      description: 'Comma-separated `host:port` list; required with `EVENT_BUS=kafka`.',
     }),
   ),
-  KAFKA_TOPIC: Type.String({ default: 'voicegw.events', description: 'Kafka topic of events.' }),
+  KAFKA_TOPIC: Type.String({
+    default: 'voicegw.events',
+    description: 'Topic of the Kafka bus, keyed by app id.',
+  }),
   KAFKA_PARTITIONS: Type.Integer({
     minimum: 1,
     default: 16,
-    description: 'Partitions of the topic when the dispatcher creates it.',
+    description: 'Partitions of the topic when the dispatcher has to create it.',
   }),
   KAFKA_CLIENT_ID: Type.String({ default: 'voicegw', description: 'Kafka client id.' }),
   KAFKA_MAX_WAIT_MS: Type.Integer({
@@ -40,14 +49,16 @@ export const BusEnv = {
     maximum: 10_000,
     default: 100,
     description:
-      'Longest a consumer fetch waits at the broker for new events (kafkajs maxWaitTimeInMs).',
+      'Longest a consumer fetch waits at the broker for new events (kafkajs `maxWaitTimeInMs`). ' +
+      "It bounds the bus's latency tail: 10-20 where webhook p99 matters.",
   }),
   KAFKA_PARTITIONS_CONCURRENCY: Type.Integer({
     minimum: 1,
     maximum: 1024,
     default: 4,
     description:
-      'Partitions of one fetch handed over at once (kafkajs partitionsConsumedConcurrently).',
+      'Partitions of one fetch response handed over at once (kafkajs ' +
+      '`partitionsConsumedConcurrently`).',
   }),
 } as const;
 

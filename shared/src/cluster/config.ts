@@ -11,17 +11,25 @@ export const SweepEnv = {
   HEARTBEAT_TTL_MS: ms(
     15_000,
     300,
-    'Lifetime of a heartbeat; after it the api treats the node as gone (404 for its sessions), and a sweeper that sees it missing this long takes the node for dead.',
+    "Lifetime of a media node's heartbeat: after it the api answers 404 for the node's " +
+      'sessions and places nothing on it, and a sweeper that saw it missing this long takes the ' +
+      'node for dead.',
   ),
   SESSION_GRACE_SEC: Type.Integer({
     minimum: 0,
     default: 300,
-    description: 'How long an ended session stays readable (dial status `ended`) before removal.',
+    description: 'How long an ended session hash stays readable (dial status `ended`).',
   }),
   ORPHAN_TIMEOUT_MS: ms(
     120_000,
     0,
-    'A session whose node died (or whose channel vanished) gets its synthetic call.hangup after this.',
+    "A dead node's sessions get their synthetic `call.hangup` this long after its last beat " +
+      '(and sessions whose channel a resync found gone, this long after that).',
   ),
-  SWEEP_INTERVAL_MS: ms(5000, 50, 'How often the cluster-wide orphan sweeper runs.'),
+  SWEEP_INTERVAL_MS: ms(
+    5000,
+    50,
+    'How often each process observes the heartbeats and, holding the cluster-wide lock, one ' +
+      'of them sweeps.',
+  ),
 } as const;

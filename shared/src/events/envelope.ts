@@ -2,8 +2,8 @@ import type { EventName } from './names.js';
 import type { EventPayload } from './payloads.js';
 
 /**
- * What a webhook body carries: the contract's payload plus the envelope of DESIGN.md. `event_id` is
- * also the `webhook-id` header and stays the same on every retry.
+ * What a webhook body carries: the contract's payload plus the envelope of docs/webhooks.md.
+ * `event_id` is also the `webhook-id` header and stays the same on every retry.
  */
 export type EventEnvelope<N extends EventName = EventName> = EventPayload<N> & {
   readonly event_id: string;

@@ -1,9 +1,9 @@
 import { Type, type Static, type TObject, type TProperties } from 'typebox';
 import type { EventName } from './names.js';
 
-// Payload schemas of every event: the contract's fields, plus DESIGN.md's choices where the
-// contract says "not shown". The webhook envelope (event_id, app_id, timestamp, metadata) is added
-// by the publisher and described in envelope.ts.
+// Payload schemas of every event: the contract's fields, plus our own choices (docs/decisions/)
+// where the contract says "not shown". The webhook envelope (event_id, app_id, timestamp,
+// metadata) is added by the publisher and described in envelope.ts.
 
 const Str = Type.String();
 const Urls = Type.Array(Type.String());

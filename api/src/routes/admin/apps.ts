@@ -1,4 +1,4 @@
-import { GatewayError } from '@voicegw/shared';
+import { GatewayError } from '../../errors/catalogue.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { configureApp } from '../../domain/apps.js';
 import { checkWebhookUrl } from '../../domain/webhook-url.js';

@@ -1,4 +1,5 @@
-import { GatewayError, ISRAELI_NUMBER_PATTERN } from '@voicegw/shared';
+import { ISRAELI_NUMBER_PATTERN } from '@voicegw/shared';
+import { GatewayError } from '../../errors/catalogue.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { NumberLists, type NumberListKind } from '../../domain/caller-ids.js';
 import {

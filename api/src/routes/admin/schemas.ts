@@ -1,5 +1,6 @@
 import { EVENT_NAMES, ISRAELI_NUMBER_PATTERN } from '@voicegw/shared';
 import { Type } from 'typebox';
+import { errorBody } from '../../errors/schema.js';
 
 // Request and response schemas of the admin routes; the handlers' types derive from them.
 
@@ -131,9 +132,7 @@ export const RecentErrorsReply = Type.Object({
 });
 
 /** Error bodies of the admin routes: `app_id` on App not found, `detail` on DID_TAKEN. */
-export const AdminError = Type.Object({
-  success: Type.Literal(false),
-  error: Type.String(),
+export const AdminError = errorBody({
   app_id: Type.Optional(Type.String()),
   detail: Type.Optional(Type.Object({ did: Type.String(), app_id: Type.String() })),
 });

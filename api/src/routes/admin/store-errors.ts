@@ -1,4 +1,4 @@
-import { GatewayError } from '@voicegw/shared';
+import { GatewayError } from '../../errors/catalogue.js';
 import { ReplyError, type Redis } from 'ioredis';
 
 /** Redis error replies that mean "not available now" rather than "this operation is wrong". */

@@ -1,4 +1,4 @@
-import { GatewayError } from '@voicegw/shared';
+import { GatewayError } from '../../errors/catalogue.js';
 import type { FastifyRequest } from 'fastify';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import type { PageQueryArgs } from '../../domain/page-query.js';

@@ -1,5 +1,6 @@
 import { AudioUrls } from '@voicegw/shared';
 import { Type } from 'typebox';
+import { ErrorBody, errorBody } from '../../errors/schema.js';
 
 // Parameters, bodies and OpenAPI settings of the conference routes; what the domain returns is
 // in domain/room-schemas.ts.
@@ -32,12 +33,7 @@ export const VolumeBody = Type.Object(
 export const RoomCreated = Type.Object({ room_id: Type.String() });
 export const RoomDeleted = Type.Object({ room_id: Type.String() });
 
-export const ErrorBody = Type.Object({ success: Type.Literal(false), error: Type.String() });
-export const NameTaken = Type.Object({
-  success: Type.Literal(false),
-  error: Type.String(),
-  detail: Type.Object({ room_id: Type.String() }),
-});
+export const NameTaken = errorBody({ detail: Type.Object({ room_id: Type.String() }) });
 
 /** OpenAPI and serialization settings every conference route shares. */
 export const common = {

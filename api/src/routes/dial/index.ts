@@ -2,6 +2,7 @@ import { DialBody } from '@voicegw/shared';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { dialState, placeDial } from '../../domain/dial.js';
+import { ErrorBody } from '../../errors/schema.js';
 
 const SessionUuid = Type.String({ description: 'Session identifier of the dialed call' });
 
@@ -22,17 +23,6 @@ const Status = Type.Object(
     started_at: Type.String({ format: 'date-time', description: 'Dial creation time (UTC)' }),
   },
   { description: 'Dial status' },
-);
-/** Dial errors carry a machine-readable `code` where the contract names one. */
-const ErrorBody = Type.Object(
-  {
-    success: Type.Literal(false),
-    error: Type.String(),
-    code: Type.Optional(
-      Type.String({ description: '`cid_not_allowed` (403) or `no_fs_capacity` (503)' }),
-    ),
-  },
-  { description: 'Error' },
 );
 const Params = Type.Object({ session_uuid: SessionUuid });
 const security = [{ appId: [], apiKey: [] }];

@@ -1,29 +1,26 @@
 import {
-  GatewayError,
   SESSION_COMMAND_NAMES,
   SessionCommandBodies,
   type SessionCommandArgs,
   type SessionCommandName,
 } from '@voicegw/shared';
+import { GatewayError } from '../../errors/catalogue.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DeferredReply, MembershipReply } from '../../domain/command-replies.js';
 import { SessionCommands } from '../../domain/session-commands.js';
+import { ErrorBody, errorBody } from '../../errors/schema.js';
 
 /** Session command route: body limit 64 KiB. */
 export const COMMAND_BODY_LIMIT = 64 * 1024;
 
 const Params = Type.Object({ uuid: Type.String({ description: 'Session identifier' }) });
 
-const ErrorBody = Type.Object({ success: Type.Literal(false), error: Type.String() });
-const UidReused = Type.Object(
-  { success: Type.Literal(false), error: Type.String() },
-  {
-    description:
-      'The command_uid was already used on this session for a different command or body ' +
-      '(within COMMAND_UID_TTL_SEC). A repeat of the same command and body answers its ' +
-      'original response instead.',
-  },
+const UidReused = errorBody(
+  {},
+  'The command_uid was already used on this session for a different command or body ' +
+    '(within COMMAND_UID_TTL_SEC). A repeat of the same command and body answers its ' +
+    'original response instead.',
 );
 
 /** Commands whose body must be sent (with Content-Type: application/json). */

@@ -2,7 +2,6 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import {
-  GatewayError,
   parseSessionId,
   recordingPath,
   readWavLayout,
@@ -13,6 +12,8 @@ import {
   wavHeader,
   type RecordingRecord,
 } from '@voicegw/shared';
+import { GatewayError } from '../../errors/catalogue.js';
+import { ErrorBody } from '../../errors/schema.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -27,10 +28,6 @@ const Wav = {
   description: 'The recording as a mono 16-bit PCM WAV (in progress: what has arrived so far)',
   content: { 'audio/wav': { schema: { type: 'string', format: 'binary' } } },
 };
-const ErrorBody = Type.Object(
-  { success: Type.Literal(false), error: Type.String() },
-  { description: 'Error' },
-);
 const NotFound = Type.Null({
   description: 'No such recording, or it expired: no body. Treat it as expired and do not retry.',
 });
