@@ -1,8 +1,11 @@
-// `npm start` stopped as a developer stops it: Ctrl-C, a SIGINT to its foreground process group.
-// Every process it started (simulator, media node, api, dispatcher, redis-server and whatever
-// they run themselves) must be gone within a bound, none left orphaned. Only the root script is
-// used, not the launcher's file, so this holds wherever the launcher lives.
+// `npm start` stopped as a developer stops it (Ctrl-C, a SIGINT to its foreground process group)
+// and as a supervisor or a CI timeout does (SIGKILL to the launcher alone, which no handler of
+// its own sees). Either way every process it started (simulator, media node, api, dispatcher,
+// redis-server and whatever they run themselves) must be gone within a bound, none left
+// orphaned, every port free. And a port another process holds is said before anything starts.
+// Only the root script is used, not the launcher's file, so this holds wherever it lives.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +15,8 @@ import { callThroughGateway, healthy, ROOT } from './process-helpers.js';
 
 /** The launcher stops its children one at a time; the media node drains for up to 3 s. */
 const STOP_BOUND_MS = 20_000;
+/** Orphaned children shut down by themselves, then exit after 5 s at the latest. */
+const ORPHAN_BOUND_MS = 10_000;
 const ADMIN_KEY = 'launcher-test-admin-key-0123456789';
 /** What `npm start` runs, each recognised by its command line. */
 const PROCESSES = [
@@ -79,37 +84,63 @@ const commandOf = (pid: number): string => {
   }
 };
 
-let ports: Record<
-  'api' | 'simHttp' | 'simEsl' | 'mediaMetrics' | 'recording' | 'dispatcher',
+type Ports = Record<
+  'api' | 'simHttp' | 'simEsl' | 'simSip' | 'mediaMetrics' | 'recording' | 'dispatcher',
   number
 >;
+let ports: Ports;
 
-beforeAll(async () => {
-  ports = await freePorts('api', 'simHttp', 'simEsl', 'mediaMetrics', 'recording', 'dispatcher');
-  dataDir = mkdtempSync(join(tmpdir(), 'voicegw-launcher-'));
+const newPorts = (): Promise<Ports> =>
+  freePorts('api', 'simHttp', 'simEsl', 'simSip', 'mediaMetrics', 'recording', 'dispatcher');
+
+/** `npm start` in a process group of its own, as a terminal gives it, on the given ports. */
+function npmStart(on: Ports): ChildProcess {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    PORT: String(ports.api),
-    SIM_HTTP_PORT: String(ports.simHttp),
-    SIM_ESL_PORT: String(ports.simEsl),
-    MEDIA_METRICS_PORT: String(ports.mediaMetrics),
-    RECORDING_PORT: String(ports.recording),
-    DISPATCHER_METRICS_PORT: String(ports.dispatcher),
+    PORT: String(on.api),
+    SIM_HTTP_PORT: String(on.simHttp),
+    SIM_ESL_PORT: String(on.simEsl),
+    SIM_SIP_PORT: String(on.simSip),
+    MEDIA_METRICS_PORT: String(on.mediaMetrics),
+    RECORDING_PORT: String(on.recording),
+    DISPATCHER_METRICS_PORT: String(on.dispatcher),
     DATA_DIR: dataDir,
     ADMIN_API_KEY: ADMIN_KEY,
     LOG_LEVEL: 'warn',
   };
   // The launcher spawns a Redis of its own only without REDIS_URL.
   delete env.REDIS_URL;
-  // A process group of its own, as a terminal gives `npm start`: Ctrl-C signals the whole group.
-  npm = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: 'pipe' });
-  for (const stream of [npm.stdout, npm.stderr])
+  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: 'pipe' });
+  for (const stream of [child.stdout, child.stderr])
     stream?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return child;
+}
+
+/** Resolves once the api, the media node and the dispatcher answer /health. */
+async function gatewayUp(on: Ports): Promise<void> {
   await Promise.all(
-    [ports.api, ports.mediaMetrics, ports.dispatcher].map((port) =>
+    [on.api, on.mediaMetrics, on.dispatcher].map((port) =>
       healthy(`http://127.0.0.1:${port}/health`, 90_000),
     ),
   );
+}
+
+/** Whether a port can be bound on the loopback address again. */
+function free(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host: '127.0.0.1', exclusive: true }, () =>
+      probe.close(() => resolve(true)),
+    );
+  });
+}
+
+beforeAll(async () => {
+  ports = await newPorts();
+  dataDir = mkdtempSync(join(tmpdir(), 'voicegw-launcher-'));
+  npm = npmStart(ports);
+  await gatewayUp(ports);
   started = descendants(npm.pid ?? 0);
 }, 120_000);
 
@@ -153,5 +184,60 @@ describe('npm start', () => {
       .poll(() => [...started].filter(alive).map(commandOf), { timeout: 2000, interval: 50 })
       .toEqual([]);
     expect(output).not.toMatch(/exited with code [1-9]; stopping the gateway/);
+  }, 60_000);
+
+  it('SIGKILL to the launcher alone: every process it started exits within the bound and frees its port', async () => {
+    const on = await newPorts();
+    const again = npmStart(on);
+    await gatewayUp(on);
+    // npm runs the launcher through a shell (`sh -c node … start.ts`): the node process is what a
+    // supervisor's SIGKILL would end.
+    const launcher = [...descendants(again.pid ?? 0)].find((pid) => {
+      const command = commandOf(pid);
+      return !command.startsWith('sh ') && command.includes('launcher/start.ts');
+    });
+    expect(launcher).toBeDefined();
+    const children = descendants(launcher ?? 0);
+    for (const pid of children) started.add(pid);
+    const gateway = [...children].filter((pid) =>
+      PROCESSES.some((part) => commandOf(pid).includes(part)),
+    );
+    expect(gateway.length).toBeGreaterThanOrEqual(PROCESSES.length);
+
+    process.kill(launcher ?? 0, 'SIGKILL');
+    await expect
+      .poll(() => [...children].filter(alive).map(commandOf), {
+        timeout: ORPHAN_BOUND_MS,
+        interval: 100,
+      })
+      .toEqual([]);
+    const ports = Object.entries(on);
+    const stillHeld = await Promise.all(
+      ports.map(async ([name, port]) => ((await free(port)) ? '' : name)),
+    );
+    expect(stillHeld.filter(Boolean)).toEqual([]);
+    process.kill(-(again.pid ?? 0), 'SIGKILL');
+  }, 120_000);
+});
+
+describe('npm start with a port another process holds', () => {
+  let holder: Server;
+  afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+
+  it('says which port and which variable moves it, and starts nothing', async () => {
+    const on = await newPorts();
+    holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(on.recording, '127.0.0.1', resolve));
+    const before = output.length;
+    const blocked = npmStart(on);
+    const code = await new Promise<number | null>((resolve) => blocked.once('exit', resolve));
+    expect(code).not.toBe(0);
+    const said = output.slice(before);
+    expect(said).toContain(
+      `port ${on.recording} (the media node's recording receiver) is already in use by another process: set RECORDING_PORT to a free port`,
+    );
+    // Nothing was started: the api's port was never taken.
+    expect(await free(on.api)).toBe(true);
+    expect(said).not.toContain('voicegw is starting');
   }, 60_000);
 });

@@ -26,7 +26,14 @@ export interface SpawnRedisOptions {
   readonly dir?: string;
   /** A process group of its own, so that a signal to the caller's group does not reach it. */
   readonly detached?: boolean;
+  /**
+   * Ends when the calling process does, however it ends (`npm start`): redis-server runs under
+   * a small Node wrapper that holds an IPC channel to the caller (launcher/tethered-exec.ts).
+   */
+  readonly tethered?: boolean;
 }
+
+const TETHERED_EXEC = new URL('./launcher/tethered-exec.ts', import.meta.url).pathname;
 
 /** redis-server could not bind its port: another process holds it. */
 export class PortTakenError extends Error {}
@@ -66,10 +73,15 @@ async function startRedis(options: SpawnRedisOptions, port: number): Promise<Spa
     '--appendfsync',
     'everysec',
   ];
-  const child = spawn('redis-server', args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: options.detached ?? false,
-  });
+  const child = options.tethered
+    ? spawn(process.execPath, ['--import', 'tsx', TETHERED_EXEC, 'redis-server', ...args], {
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        detached: options.detached ?? false,
+      })
+    : spawn('redis-server', args, {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: options.detached ?? false,
+      });
   try {
     await waitForReady(child, port);
   } catch (error) {

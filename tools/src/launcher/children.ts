@@ -2,6 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { stopChild } from '../redis-server.js';
 
+/** Preloaded into each child: it ends when the launcher is gone (tether.ts). */
+const TETHER = new URL('./tether.ts', import.meta.url).href;
+
 const COLORS = [36, 35, 33, 32, 34, 31];
 
 /** One process of the gateway started by the launcher, its output prefixed with its name. */
@@ -19,10 +22,11 @@ export function startChild(
   index: number,
 ): Child {
   // A process group of its own: Ctrl-C (or a signal to the launcher's group) reaches only the
-  // launcher, which stops the children one by one, each with one signal, in its order.
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  // launcher, which stops the children one by one, each with one signal, in its order. The IPC
+  // channel is the tether: the child ends when the launcher does, even one killed outright.
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', TETHER, script], {
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: true,
   });
   const tag = `\u001b[${COLORS[index % COLORS.length] ?? 36}m${name.padEnd(10)}\u001b[0m|`;

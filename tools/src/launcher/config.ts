@@ -38,6 +38,7 @@ export const LauncherEnv = Type.Object({
   }),
   SIM_HTTP_PORT: port(8090, 'Control API of the FreeSWITCH simulator (place calls, press digits).'),
   SIM_ESL_PORT: port(8021, 'Event-socket port of the simulator.'),
+  SIM_SIP_PORT: port(5080, "SIP trunk port of the simulator (FreeSWITCH's external profile port)."),
   FS_ESL_HOST: Type.Optional(
     Type.String({
       minLength: 1,

@@ -5,6 +5,7 @@ import { provisionOrExit } from '../provision.js';
 import { spawnRedis, type SpawnedRedis } from '../redis-server.js';
 import { startChild, type Child } from './children.js';
 import { childEnv, generateAdminKey, loadLauncherConfig } from './config.js';
+import { launcherPorts, portTakenMessage, takenPorts } from './ports.js';
 
 /**
  * `npm start`: the gateway on one machine. Spawns Redis when REDIS_URL is unset (with AOF, data
@@ -13,6 +14,16 @@ import { childEnv, generateAdminKey, loadLauncherConfig } from './config.js';
  */
 const config = loadLauncherConfig();
 const adminKey = config.ADMIN_API_KEY ?? generateAdminKey();
+// Without FS_ESL_HOST the media node drives the bundled FreeSWITCH simulator.
+const simulated = config.FS_ESL_HOST === undefined;
+
+// A port another process holds is said up front, with the variable that moves it, before any
+// process starts (otherwise one child dies with a stack trace and takes the gateway down).
+const taken = await takenPorts(launcherPorts(config, simulated));
+if (taken.length > 0) {
+  for (const port of taken) console.error(`voicegw: ${portTakenMessage(port)}`);
+  process.exit(1);
+}
 
 // A fresh machine gets redis-server here (apt on Debian/Ubuntu as root), unless REDIS_URL is set.
 provisionOrExit({ redisUrl: config.REDIS_URL });
@@ -20,7 +31,7 @@ let redis: SpawnedRedis | undefined;
 if (!config.REDIS_URL) {
   const dir = resolve(config.DATA_DIR, 'redis');
   mkdirSync(dir, { recursive: true });
-  redis = await spawnRedis({ appendOnly: true, dir, detached: true });
+  redis = await spawnRedis({ appendOnly: true, dir, detached: true, tethered: true });
 }
 const redisUrl = config.REDIS_URL ?? redis?.url ?? '';
 
@@ -59,8 +70,6 @@ const launch = (name: string, entry: string, env: Record<string, string>): void 
   children.push(startChild(name, script, childEnv({ ...common, ...env }), onExit, children.length));
 };
 
-// Without FS_ESL_HOST the media node drives the bundled FreeSWITCH simulator.
-const simulated = config.FS_ESL_HOST === undefined;
 const esl = simulated
   ? { host: '127.0.0.1', port: config.SIM_ESL_PORT, password: 'ClueCon' }
   : { host: config.FS_ESL_HOST ?? '', port: config.FS_ESL_PORT, password: config.FS_ESL_PASSWORD };
@@ -70,6 +79,7 @@ if (simulated) {
     SIM_ESL_PORT: String(esl.port),
     SIM_ESL_PASSWORD: esl.password,
     SIM_HTTP_PORT: String(config.SIM_HTTP_PORT),
+    SIM_SIP_PORT: String(config.SIM_SIP_PORT),
   });
 }
 launch('media-node', '@voicegw/media-node/main', {
