@@ -216,7 +216,8 @@ describe('npm start', () => {
       ports.map(async ([name, port]) => ((await free(port)) ? '' : name)),
     );
     expect(stillHeld.filter(Boolean)).toEqual([]);
-    process.kill(-(again.pid ?? 0), 'SIGKILL');
+    // npm itself ends once its script did; should it linger, it goes too.
+    again.kill('SIGKILL');
   }, 120_000);
 });
 

@@ -14,6 +14,7 @@ const child = spawn(program, args, { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
 tetherToParent(() => {
   child.kill('SIGTERM');
+  // Before this wrapper's own deadline: the program must not outlive it.
   setTimeout(() => child.kill('SIGKILL'), ORPHAN_GRACE_MS - 1_000).unref();
 });
 child.once('error', (error) => {
