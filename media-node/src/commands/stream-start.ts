@@ -12,7 +12,7 @@ export const streamStart: SessionCommand<'stream/start'> = {
   name: 'stream/start',
   esl: 'api uuid_setvar <uuid> STREAM_MESSAGE_DEFLATE true (STREAM_HEART_BEAT 0, STREAM_SUPPRESS_LOG true); api uuid_audio_stream <uuid> start ws://127.0.0.1:<RECORDING_PORT>/media/<stream id> <mono|stereo> 8k',
   confirmedBy:
-    "the module's connection to /media/<stream id>; -ERR, CUSTOM mod_audio_stream::error or no connection within 3000 ms is a failure",
+    "the module's connection to /media/<stream id>; -ERR, CUSTOM mod_audio_stream::error or no connection within 500 ms is a failure",
   async start(ctx) {
     const { session, message } = ctx;
     const { args } = message;

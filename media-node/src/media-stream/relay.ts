@@ -1,4 +1,4 @@
-import { webhookSecret, type StreamStopReason } from '@voicegw/shared';
+import { DEFERRED_TIMEOUT_MS, webhookSecret, type StreamStopReason } from '@voicegw/shared';
 import type { WebSocket } from 'ws';
 import type { FsEvent } from '../esl/event.js';
 import { connectApp } from './app-socket.js';
@@ -9,10 +9,14 @@ import { Running } from './running.js';
 import { publishStreamEnd, type StreamEnd } from './stream-end.js';
 import type { StartReport, StreamedSession, StreamRequest } from './types.js';
 
-/** The application's socket must be open within this (DNS, connect, TLS, upgrade). */
-export const APP_CONNECT_TIMEOUT_MS = 5000;
-/** FreeSWITCH's module must connect to this node within this once asked to start. */
-export const FS_CONNECT_TIMEOUT_MS = 3000;
+/** FreeSWITCH's module must connect to this node, on loopback, within this once asked to start. */
+export const FS_CONNECT_TIMEOUT_MS = 500;
+/**
+ * The application's socket must be open within this (DNS, connect, TLS, upgrade): what is left
+ * of the deferred window the 202 promises (`timeout_ms`), so stream/start's command.result
+ * comes within it like every deferred command's.
+ */
+export const APP_CONNECT_TIMEOUT_MS = DEFERRED_TIMEOUT_MS - FS_CONNECT_TIMEOUT_MS;
 
 /** Why a stream ends: its stream.stopped reason, or, if it never started, stream.failed's. */
 export interface Ending {
