@@ -63,6 +63,10 @@ const ms = (samples: number, rate = 8000) => (samples * 1000) / rate;
 describe('stereo: left is what the caller says, right is what the call hears', () => {
   it('a said 1 kHz tone is on the left only; streamed 2 kHz audio on the right only', async () => {
     const { uuid, socket } = await streamingCall('stereo', '16k');
+    // Stereo frames need a writer on the leg (as recorded: none on a plain parked call).
+    await fx.client.api(`uuid_broadcast ${uuid} silence_stream://-1 aleg`);
+    await fx.client.waitEvent('PLAYBACK_START', uuid);
+    await new Promise((r) => setTimeout(r, 100));
     const say = await control(fx.sim, 'POST', `/sim/calls/${uuid}/say`, {
       tone: { hz: 1000, ms: 300 },
     });

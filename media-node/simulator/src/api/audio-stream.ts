@@ -21,14 +21,6 @@ function atoi(text: string): number {
   return m ? Number.parseInt(m[1]!, 10) : 0;
 }
 
-/** switch_true, as switch_channel_var_true uses it. */
-function switchTrue(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  const v = value.toLowerCase();
-  const word = ['yes', 'on', 'true', 't', 'enabled', 'active', 'allow'].includes(v);
-  return word || (/^[+-]?\d+(\.\d+)?$/.test(v) && atoi(v) !== 0);
-}
-
 /** validate_ws_uri: ws:// or wss://, a host of letters, digits, `-` and `.`, digits as port. */
 const WS_URI = /^wss?:\/\/[A-Za-z0-9.-]+(:\d*)?(\/.*)?$/s;
 
@@ -40,14 +32,15 @@ function rateOf(spec: string | undefined): number {
 
 /**
  * The channel variables a start reads. Unset, DEFLATE and HEART_BEAT are uninitialised in the
- * module (random); here they take libwsc's defaults: deflate offered, no pings.
+ * module; the released 1.10.12 build (-O3) never offered permessage-deflate whatever the
+ * variable said, and sent no pings without STREAM_HEART_BEAT.
  */
 function variables(ch: Channel): Omit<StreamSettings, 'url' | 'mix' | 'rate' | 'metadata'> {
   const size = atoi(ch.vars.get('STREAM_BUFFER_SIZE') ?? '');
   const beat = ch.vars.get('STREAM_HEART_BEAT');
   return {
     bufferFrames: size % 20 === 0 && size >= 20 ? size / 20 : 1,
-    deflate: !switchTrue(ch.vars.get('STREAM_MESSAGE_DEFLATE')),
+    deflate: false,
     heartBeatSec: beat !== undefined && /^[+-]?\d+$/.test(beat) ? Math.max(0, Number(beat)) : 0,
     headers: headersOf(ch.vars.get('STREAM_EXTRA_HEADERS')),
   };

@@ -64,6 +64,8 @@ export class Channel {
   callState: CallState = 'DOWN';
   answerState: AnswerState = 'ringing';
   hitDialplan = false;
+  /** Files playing into the leg: a writer, which mod_audio_stream's mixed/stereo need. */
+  playing = 0;
   hangupCause: string | undefined;
   /** The other leg (loopback pair); it hangs up with this one. */
   peer: Channel | undefined;

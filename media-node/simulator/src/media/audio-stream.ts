@@ -83,6 +83,8 @@ export class AudioStream implements MediaBug {
   /** Frames held while an injection waits (the module's socket thread is asleep then). */
   private outbox: Buffer[] = [];
   private readonly files: string[] = [];
+  /** Slots this stream's write thread wrote into the call (a writer for mixed/stereo). */
+  private readonly written = new Set<number>();
 
   constructor(
     private readonly ctx: SimContext,
@@ -90,7 +92,14 @@ export class AudioStream implements MediaBug {
     readonly settings: StreamSettings,
   ) {
     const capacity = ((FRAME_SAMPLES * settings.rate) / CALL_RATE) * settings.bufferFrames;
-    this.writer = new StreamWriter(capacity, (at, frame) => ch.audio.hear(at, frame), nowSample());
+    this.writer = new StreamWriter(
+      capacity,
+      (at, frame) => {
+        this.written.add(at);
+        ch.audio.hear(at, frame);
+      },
+      nowSample(),
+    );
     this.clock = setInterval(() => this.tick(), FRAME_MS);
   }
 
@@ -111,7 +120,9 @@ export class AudioStream implements MediaBug {
       return;
     }
     // libwsc resolves IPv4 only (bufferevent_socket_connect_hostname with AF_INET).
-    const ws = new WebSocket(url, { perMessageDeflate: deflate, headers, family: 4 });
+    // libwsc sends an Origin of the target's host and port.
+    const origin = `http://${new URL(url).host}`;
+    const ws = new WebSocket(url, { perMessageDeflate: deflate, origin, headers, family: 4 });
     const timeout = setTimeout(() => this.fail(FAILURE.timeout), CONNECT_TIMEOUT_MS);
     this.phase = { name: 'connecting', ws, timeout };
     ws.on('open', () => this.onOpen(ws));
@@ -238,7 +249,11 @@ export class AudioStream implements MediaBug {
       for (const frame of this.outbox.splice(0)) ws.send(frame);
     }
     for (; this.nextReadSlot + FRAME_SAMPLES <= now; this.nextReadSlot += FRAME_SAMPLES) {
+      const wrote = this.written.delete(this.nextReadSlot);
       if (this.paused) continue;
+      // switch_core_media_bug_read with fill: a mixed/stereo frame needs both directions, so
+      // nothing is sent while nothing writes to the leg (a parked call).
+      if (this.settings.mix !== 'mono' && !wrote && this.ch.playing === 0) continue;
       this.batch.push(
         captureFrame(this.ch.audio, this.nextReadSlot, this.settings.mix, this.settings.rate),
       );
