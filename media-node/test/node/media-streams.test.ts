@@ -128,6 +128,8 @@ describe.concurrent('media streams', () => {
     const { conn } = await running(session, { track: 'both' });
     const start = await conn.next('start');
     expect((start.start as { tracks: string[] }).tracks).toEqual(['inbound', 'outbound']);
+    // FreeSWITCH's two-track stream sends frames only while something plays to the call.
+    expect((await stack.command(tenant, session, 'playback/silence')).status).toBe(202);
     await conn.until(() => media(conn, 'outbound').length >= 5 && media(conn).length >= 5);
     for (const track of ['inbound', 'outbound']) {
       const chunks = media(conn, track).map((f) => (f.media as { chunk: string }).chunk);
