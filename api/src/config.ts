@@ -19,12 +19,13 @@ export const ApiEnv = Type.Object({
   ),
   ALLOW_HTTP_WEBHOOKS: BooleanFlag(
     false,
-    'Accept `http://` webhook URLs; otherwise `https://` is required.',
+    'Accept `http://` webhook URLs and `ws://` media stream URLs; otherwise `https://` and ' +
+      '`wss://` are required.',
   ),
   ALLOW_LOCALHOST_WEBHOOKS: BooleanFlag(
     false,
-    'Accept webhook URLs that are or resolve to loopback, private, link-local or unique-local ' +
-      'addresses.',
+    'Accept webhook and media stream URLs that are or resolve to loopback, private, link-local ' +
+      'or unique-local addresses.',
   ),
   RECORDING_MODE: RecordingModeEnv,
   RECORDING_SERVICE_URL: Type.Optional(

@@ -16,7 +16,7 @@ interface Operation {
   readonly summary?: string;
   readonly requestBody?: {
     readonly required: boolean;
-    readonly content: Record<string, { schema: { required?: string[] } }>;
+    readonly content: Record<string, { schema: JsonSchema }>;
   };
   readonly parameters?: { name: string; in: string; required: boolean }[];
   readonly responses: Record<string, { content?: Record<string, { schema: JsonSchema }> }>;
@@ -35,7 +35,7 @@ interface Document {
   };
 }
 
-// The 17 session commands and every other endpoint, as the contract lists them.
+// The contract's 17 session commands, the two of media streams, and every other endpoint.
 const COMMANDS = [
   'answer',
   'hangup',
@@ -54,6 +54,8 @@ const COMMANDS = [
   'conference/leave',
   'conference/mute',
   'conference/unmute',
+  'stream/start',
+  'stream/stop',
 ];
 const APP_ROUTES = [
   ...COMMANDS.map((c) => `POST /api/v1/sessions/{uuid}/commands/${c}`),
@@ -177,6 +179,29 @@ describe('OpenAPI document at /docs/json', () => {
     expect(dial?.content['application/json']?.schema.required).toEqual(['to', 'from']);
     const limit = operation('GET /api/v1/conferences')?.parameters?.find((p) => p.name === 'limit');
     expect(limit?.required).toBe(false);
+  });
+
+  it('documents the media stream commands: bodies, 202, and the errors clients handle', () => {
+    const start = operation('POST /api/v1/sessions/{uuid}/commands/stream/start');
+    const stop = operation('POST /api/v1/sessions/{uuid}/commands/stream/stop');
+    expect(start?.requestBody?.required).toBe(true);
+    expect(start?.requestBody?.content['application/json']?.schema.required).toEqual(['url']);
+    expect(
+      Object.keys(start?.requestBody?.content['application/json']?.schema.properties ?? {}),
+    ).toEqual(['command_uid', 'url', 'track', 'bidirectional', 'custom_parameters']);
+    expect(stop?.requestBody?.required).toBe(false);
+    for (const op of [start, stop]) {
+      expect(Object.keys(op?.responses ?? {}).sort()).toEqual([
+        '202',
+        '400',
+        '404',
+        '409',
+        '422',
+        '429',
+        '4XX',
+        '5XX',
+      ]);
+    }
   });
 
   it('marks optional bodies as optional (hangup) and required ones as required', () => {

@@ -5,20 +5,31 @@ import { join, resolve } from 'node:path';
 import { curlAvailable, curlMissingMessage, freePorts } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-// docs/quickstart.md is the single source: this test runs its shell blocks and the receiver file
-// it includes, against `npm start`, with the documented ports swapped for free ones.
+// docs/quickstart.md is the single source: this test runs its shell blocks and the scripts it
+// includes (the receiver, the echo agent), against `npm start`, with the documented ports swapped
+// for free ones. Its media-stream section (from "## 7.") is the second test.
 
 const root = resolve(import.meta.dirname, '../..');
 const doc = readFileSync(join(root, 'docs/quickstart.md'), 'utf8');
 const receiverFile = readFileSync(join(root, 'docs/quickstart/receiver.mjs'), 'utf8');
-const blocks = [...doc.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map(([, lang, code]) => ({
-  lang: lang ?? '',
-  code: code ?? '',
+const agentFile = readFileSync(join(root, 'docs/quickstart/echo-agent.mjs'), 'utf8');
+const streamSection = doc.indexOf('\n## 7. ');
+const blocks = [...doc.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map((match) => ({
+  lang: match[1] ?? '',
+  code: match[2] ?? '',
+  streams: streamSection >= 0 && match.index > streamSection,
 }));
-const shell = blocks.filter((block) => block.lang === 'sh').map((block) => block.code);
-const launcherBlock = shell.find((code) => code.includes('npm start')) ?? '';
-const receiverBlock = shell.find((code) => code.includes('receiver.mjs')) ?? '';
-const steps = shell.filter((code) => code !== launcherBlock && code !== receiverBlock);
+const shell = blocks.filter((block) => block.lang === 'sh');
+const launcherBlock = shell.find((block) => block.code.includes('npm start'))?.code ?? '';
+const receiverBlock = shell.find((block) => block.code.includes('receiver.mjs'))?.code ?? '';
+const agentBlock = shell.find((block) => block.code.includes('echo-agent.mjs'))?.code ?? '';
+const terminals = [launcherBlock, receiverBlock, agentBlock];
+const steps = shell
+  .filter((block) => !block.streams && !terminals.includes(block.code))
+  .map((block) => block.code);
+const streamSteps = shell
+  .filter((block) => block.streams && !terminals.includes(block.code))
+  .map((block) => block.code);
 /** How long `npm start` may take to report both processes healthy. */
 const STARTUP_MS = 60_000;
 
@@ -48,6 +59,7 @@ describe('docs/quickstart.md, run as written against npm start', () => {
   const ports = new Map<string, number>();
   let gateway: Terminal;
   let receiver: Terminal;
+  let agent: Terminal | undefined;
 
   /** One documented shell step in bash, variables kept from the steps before, as in one terminal. */
   const run = (code: string): string => {
@@ -81,32 +93,36 @@ describe('docs/quickstart.md, run as written against npm start', () => {
     if (value !== undefined) return value;
     const tail = (terminal: Terminal | undefined): string => terminal?.output.slice(-3000) ?? '';
     throw new Error(
-      `timed out waiting for ${what}\n--- npm start\n${tail(gateway)}\n--- receiver\n${tail(receiver)}`,
+      `timed out waiting for ${what}\n--- npm start\n${tail(gateway)}\n--- receiver\n${tail(receiver)}` +
+        (agent ? `\n--- echo agent\n${tail(agent)}` : ''),
     );
   };
-  /** The receiver's log, one event per line: `<event> <json body>`. */
-  const received = (name: string): Array<Record<string, unknown>> =>
-    receiver.output
+  /** A terminal's log lines `<name> <json>`: the receiver's events, the echo agent's frames. */
+  const logged = (terminal: Terminal, name: string): Array<Record<string, unknown>> =>
+    terminal.output
       .split('\n')
       .filter((line) => line.startsWith(`${name} {`))
       .map((line) => JSON.parse(line.slice(name.length + 1)) as Record<string, unknown>);
+  const received = (name: string): Array<Record<string, unknown>> => logged(receiver, name);
 
   beforeAll(async () => {
     // The test setup installs curl where it can (provisionCurl); elsewhere, say how to get it
     // rather than fail at the first step with `curl: command not found`.
     if (!curlAvailable()) throw new Error(curlMissingMessage());
     writeFileSync(state, '');
-    const { api, sim, simEsl, media, recording, dispatcher, hook } = await freePorts(
+    const { api, sim, simEsl, simSip, media, recording, dispatcher, hook, echo } = await freePorts(
       'api',
       'sim',
       'simEsl',
+      'simSip',
       'media',
       'recording',
       'dispatcher',
       'hook',
+      'echo',
     );
     ports.set('127.0.0.1:8080', api).set('127.0.0.1:8090', sim).set('127.0.0.1:9464', media);
-    ports.set('127.0.0.1:3000', hook);
+    ports.set('127.0.0.1:3000', hook).set('127.0.0.1:3001', echo);
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of ['REDIS_URL', 'FS_ESL_HOST', 'KAFKA_BROKERS', 'EVENT_BUS', 'ADMIN_API_KEY'])
       delete env[name];
@@ -115,7 +131,7 @@ describe('docs/quickstart.md, run as written against npm start', () => {
       PORT: String(api),
       SIM_HTTP_PORT: String(sim),
       SIM_ESL_PORT: String(simEsl),
-      SIM_SIP_PORT: '0',
+      SIM_SIP_PORT: String(simSip),
       MEDIA_METRICS_PORT: String(media),
       RECORDING_PORT: String(recording),
       DISPATCHER_METRICS_PORT: String(dispatcher),
@@ -132,23 +148,31 @@ describe('docs/quickstart.md, run as written against npm start', () => {
       () => (receiver.output.includes('receiver on') ? true : undefined),
       STARTUP_MS,
     );
-  }, STARTUP_MS + 10_000);
+    // Terminal 4 of section 7, once the SDK it imports is built.
+    agent = new Terminal(agentBlock.trim(), { ...env, PORT: String(echo) });
+    await until('the echo agent', () =>
+      agent?.output.includes('echo agent on') ? true : undefined,
+    );
+  }, STARTUP_MS + 30_000);
 
   afterAll(async () => {
-    await Promise.all([receiver?.stop(), gateway?.stop()]);
+    await Promise.all([agent?.stop(), receiver?.stop(), gateway?.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
   }, 30_000);
 
-  it('shows the receiver it runs, and has the steps this test follows', () => {
+  it('shows the receiver and the echo agent it runs, and has the steps this test follows', () => {
     expect(blocks.filter((block) => block.lang === 'js').map((block) => block.code)).toEqual([
       receiverFile,
+      agentFile,
     ]);
     expect(launcherBlock).toBe('ADMIN_API_KEY=admin-secret-0123456789 npm start\n');
     expect(receiverBlock).toBe(
       'npm run build -w sdk   # builds @voicegw/sdk here; an application runs `npm install @voicegw/sdk`\n' +
         'node docs/quickstart/receiver.mjs\n',
     );
+    expect(agentBlock).toBe('node docs/quickstart/echo-agent.mjs\n');
     expect(steps).toHaveLength(5);
+    expect(streamSteps).toHaveLength(7);
   });
 
   it(
@@ -207,4 +231,91 @@ describe('docs/quickstart.md, run as written against npm start', () => {
     },
     STARTUP_MS + 40_000,
   );
+
+  it('streams a dialled call to the echo agent, and the far end hears its tone come back', async () => {
+    const [dial, status, start, say, heard, stop, hangup] = streamSteps as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    const echo = agent as Terminal;
+    run(dial);
+    await until('the dialled call to be answered', () => {
+      try {
+        return run(status).includes('"status":"answered"') ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    expect(JSON.parse(run(start))).toMatchObject({ status: 'in_progress' });
+    const [started] = await until('stream.started', () => {
+      const events = received('stream.started');
+      return events.length > 0 ? events : undefined;
+    });
+    expect(started).toMatchObject({ bidirectional: true, track: 'inbound' });
+    const streamId = String(started?.stream_id);
+    expect(logged(echo, 'connected')).toEqual([
+      { event: 'connected', protocol: 'Call', version: '1.0.0' },
+    ]);
+    expect(logged(echo, 'start')).toEqual([
+      expect.objectContaining({
+        stream_id: streamId,
+        streamSid: `MZ${streamId.replaceAll('-', '')}`,
+        start: expect.objectContaining({
+          session_uuid: started?.session_uuid,
+          call_control_id: started?.session_uuid,
+          bidirectional: true,
+          tracks: ['inbound'],
+        }),
+      }),
+    ]);
+
+    const said = JSON.parse(run(say)) as { at_ms?: number };
+    const found = await until('the tone to come back', () => {
+      try {
+        return /tone from (\d+) ms to (\d+) ms/.exec(run(heard)) ?? undefined;
+      } catch {
+        return undefined; // not heard yet: tone.mjs exits 1
+      }
+    });
+    const [from, to] = [Number(found[1]), Number(found[2])];
+    expect(to - from).toBeGreaterThanOrEqual(400);
+    expect(to - from).toBeLessThanOrEqual(600);
+    // heard.wav starts when the call does, and the say's answer says when the tone began.
+    if (said.at_ms !== undefined) {
+      const delay = from - said.at_ms;
+      console.log(`quickstart echo: the tone came back ${delay} ms after it was said`);
+      expect(delay).toBeGreaterThan(0);
+      expect(delay).toBeLessThan(1000);
+    }
+
+    // Start and stop share a cooldown of one second (429 until then): a person typing never meets it.
+    await until('stream/stop to be accepted', () =>
+      run(stop).includes('"status":"in_progress"') ? true : undefined,
+    );
+    const [stopped] = await until('stream.stopped', () => {
+      const events = received('stream.stopped');
+      return events.length > 0 ? events : undefined;
+    });
+    expect(stopped).toMatchObject({ stream_id: streamId, reason: 'stopped' });
+    expect(stopped?.frames_sent).toBeGreaterThan(25);
+    expect(stopped?.frames_received).toBeGreaterThanOrEqual(25);
+    await until('the stop frame', () => (echo.output.includes('closed 1000') ? true : undefined));
+    expect(logged(echo, 'stop')).toEqual([
+      expect.objectContaining({
+        stream_id: streamId,
+        stop: expect.objectContaining({ reason: 'stopped' }),
+      }),
+    ]);
+    expect(echo.output).not.toContain('refused');
+
+    run(hangup);
+    await until('call.hangup of the dialled call', () =>
+      received('call.hangup').find((event) => event.session_uuid === started?.session_uuid),
+    );
+  }, 60_000);
 });

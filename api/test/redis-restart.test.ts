@@ -54,7 +54,7 @@ beforeAll(async () => {
     FS_ESL_PORT: String(ports.simEsl),
     METRICS_PORT: String(ports.media),
     METRICS_HOST: '127.0.0.1',
-    RECORDING_PORT: '1',
+    RECORDING_PORT: '0',
     DRAIN_TIMEOUT_SEC: '1',
   });
   start('api', 'api/src/server.ts', {

@@ -1,7 +1,8 @@
 import { isIP } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { literalRefusal, vettedLookup } from '@voicegw/shared';
 import { checkWebhookUrl } from '../src/domain/webhook-url.js';
-import { literalRefusal, vettedLookup, WebhookSender } from '../src/webhooks/sender.js';
+import { WebhookSender } from '../src/webhooks/sender.js';
 import { ADMIN_KEY, json, useApi } from './helpers.js';
 
 /**

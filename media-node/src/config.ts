@@ -1,4 +1,11 @@
-import { CommonEnv, ConfigError, loadConfig, RecordingModeEnv, SweepEnv } from '@voicegw/shared';
+import {
+  BooleanFlag,
+  CommonEnv,
+  ConfigError,
+  loadConfig,
+  RecordingModeEnv,
+  SweepEnv,
+} from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
 
 const ms = (fallback: number, minimum: number, description: string) =>
@@ -171,15 +178,28 @@ export const MediaNodeEnv = Type.Object({
     }),
   ),
   RECORDING_PORT: Type.Integer({
-    minimum: 1,
+    minimum: 0,
     maximum: 65_535,
     default: 8095,
-    description: 'Port of the recording receiver (WebSocket).',
+    description:
+      'Port of the WebSocket server FreeSWITCH streams audio to: the recording receiver ' +
+      '(stream mode) and media streams, which FreeSWITCH reaches at ' +
+      '`ws://127.0.0.1:<port>/media/<stream id>`. `0`: any free port (media streams only: a ' +
+      "recording's `RECORDING_SERVICE_URL` names the port).",
   }),
   RECORDING_HOST: Type.String({
     default: '0.0.0.0',
-    description: 'Listen address of the recording receiver.',
+    description:
+      'Listen address of that server; it must include 127.0.0.1 for media streams, which accept ' +
+      'only connections from loopback.',
   }),
+  ALLOW_LOCALHOST_WEBHOOKS: BooleanFlag(
+    false,
+    'Open media streams (`stream/start`) to URLs whose host is or resolves to a loopback, ' +
+      'private, link-local or unique-local address. Checked when the stream connects, with the ' +
+      'address it connects to; the api checks `url` with its own variable of the same name when ' +
+      'it accepts the command: give both the same value.',
+  ),
   RECORDINGS_DIR: Type.String({
     default: '/tmp/voicegw-recordings',
     description:

@@ -17,6 +17,12 @@ import type { DialTarget } from './esl/dial-target.js';
 import type { EventRouter } from './esl/router.js';
 import type { MediaCache } from './media/cache.js';
 import type { NodeMetrics } from './metrics.js';
+import type {
+  AudioForkUser,
+  StartReport,
+  StreamedSession,
+  StreamRequest,
+} from './media-stream/types.js';
 import type { ActiveRecording, CompletedRecording, RecordedSession } from './recording/capture.js';
 import type { DidRoutes } from './session/did-routes.js';
 
@@ -57,6 +63,33 @@ export interface Recordings {
   publishCompleted(session: RecordedSession, done: CompletedRecording): Promise<void>;
 }
 
+/** The node's media streams (media-stream/manager.ts), as commands and the teardown use them. */
+export interface MediaStreams {
+  /**
+   * Opens a stream, in the session's queue; `confirmed` settles once the stream/start has been
+   * answered (`report`).
+   */
+  start(
+    session: StreamedSession,
+    request: StreamRequest,
+    report: StartReport,
+  ): Promise<{ readonly confirmed: Promise<void> }>;
+  /** stream/stop, in the session's queue: true when a stream was stopped. */
+  stop(session: StreamedSession): Promise<boolean>;
+  /** The teardown, in the session's queue: a stream still open ends (hangup) before call.hangup. */
+  sessionEnded(session: StreamedSession): Promise<void>;
+  /** A bidirectional stream is open or opening: the application's audio is the call's. */
+  playing(session: StreamedSession): boolean;
+  /** Why `by` cannot have the call's one module stream now (the other has it), if it cannot. */
+  forkTaken(session: StreamedSession, by: AudioForkUser): string | undefined;
+  /**
+   * The session's own audio (a playback, a prompt, a conference) takes the call until `until`
+   * settles: a bidirectional stream's queued audio is dropped, its marks answered, and the
+   * application's audio dropped meanwhile.
+   */
+  yieldAudio(session: StreamedSession, until: Promise<unknown>): void;
+}
+
 /** What the parts of a media node share: built once in node.ts, passed to sessions and commands. */
 export interface NodeContext extends ClusterContext {
   readonly config: MediaNodeConfig;
@@ -80,6 +113,8 @@ export interface NodeContext extends ClusterContext {
   readonly rooms: RoomHost;
   /** The recording receiver, the sessions' recordings and their retention. */
   readonly recordings: Recordings;
+  /** Media streams to applications' WebSockets. */
+  readonly streams: MediaStreams;
   /** Set by SIGTERM: no new inbound calls; the heartbeat says so, so no new dials or rooms. */
   readonly draining: boolean;
   /** Whether dials can work through this FreeSWITCH, as last checked on (re)connect. */

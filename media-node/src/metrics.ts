@@ -43,4 +43,34 @@ export class NodeMetrics {
     help: 'Sessions this node owns now.',
     registers: [this.registry],
   });
+
+  readonly mediaStreams = new Gauge({
+    name: 'voicegw_media_streams',
+    help: 'Media streams open now, from stream/start to their stream.stopped or stream.failed.',
+    registers: [this.registry],
+  });
+
+  readonly mediaStreamFrames = new Counter({
+    name: 'voicegw_media_stream_frames_total',
+    help: 'Media frames of media streams: to_app (call audio sent), from_app (audio received).',
+    labelNames: ['direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly mediaStreamDroppedFrames = new Counter({
+    name: 'voicegw_media_stream_dropped_frames_total',
+    help:
+      'Media stream frames dropped, by reason: slow_app (its socket buffered over 512 KiB), ' +
+      'queue_full (over 60 s of its audio queued), not_bidirectional (its audio or mark on a ' +
+      'listen-only stream), gateway_audio (its audio while a playback holds the call).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly mediaStreamMalformedFrames = new Counter({
+    name: 'voicegw_media_stream_malformed_frames_total',
+    help: 'Frames from media stream applications ignored as malformed, by reason.',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
 }

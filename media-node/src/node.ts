@@ -28,6 +28,8 @@ import { Rooms } from './conference/rooms.js';
 import { EventRouter } from './esl/router.js';
 import { MediaCache } from './media/cache.js';
 import { NodeMetrics } from './metrics.js';
+import { MediaStreamManager } from './media-stream/manager.js';
+import { RecordingReceiver } from './recording/receiver.js';
 import { Recorder } from './recording/recorder.js';
 import { acceptInbound, inboundFromPark } from './session/inbound.js';
 import { SessionRegistry, type NodeWithSessions } from './session/registry.js';
@@ -55,6 +57,8 @@ export interface MediaNode {
   readonly name: string;
   readonly metrics: NodeMetrics;
   readonly sessions: SessionRegistry;
+  /** Its media streams (tests read the registry and the pacer). */
+  readonly streams: MediaStreamManager;
   readonly esl: EslClient;
   /** Where FreeSWITCH's events go (channels, background jobs). */
   readonly router: EventRouter;
@@ -83,7 +87,10 @@ class Runtime implements NodeWithSessions {
   readonly esl: EslClient;
   readonly media: MediaCache;
   readonly rooms: Rooms;
+  /** The server FreeSWITCH streams to: stream-mode recordings, media streams. */
+  readonly receiver: RecordingReceiver;
   readonly recordings: Recorder;
+  readonly streams: MediaStreamManager;
   readonly sessionGraceMs: number;
 
   constructor(
@@ -119,7 +126,12 @@ class Runtime implements NodeWithSessions {
     });
     this.sessionGraceMs = config.SESSION_GRACE_SEC * 1000;
     this.rooms = new Rooms(this);
-    this.recordings = new Recorder(this);
+    this.receiver = new RecordingReceiver(
+      { host: config.RECORDING_HOST, port: config.RECORDING_PORT },
+      log.child({ component: 'recording-receiver' }),
+    );
+    this.recordings = new Recorder(this, this.receiver);
+    this.streams = new MediaStreamManager(this, this.receiver);
   }
 }
 
@@ -158,7 +170,9 @@ export async function startMediaNode(
     createEventPublisher(config, redis, retry),
   );
   await node.media.init();
-  await node.recordings.start();
+  const receiverPort = await node.receiver.listen();
+  log.info({ port: receiverPort }, 'recording receiver listening');
+  node.recordings.start();
   const heartbeat = new Heartbeat(node, registry);
   const sweeper = new OrphanSweeper(node, {
     intervalMs: config.SWEEP_INTERVAL_MS,
@@ -245,7 +259,9 @@ export async function startMediaNode(
         settledWithin(work, Math.max(STEP_FLOOR_MS, deadline - Date.now()), log, what);
       await step('stopping the command consumer', consumer.stop());
       await step('stopping the orphan sweeper', sweeper.stop());
+      await step('closing media streams', node.streams.close());
       await step('closing recordings', node.recordings.close());
+      await step('closing the recording receiver', node.receiver.close());
       await step('closing the metrics server', metricsServer?.close() ?? Promise.resolve());
       await step('retiring the heartbeat', heartbeat.stop(closeOptions.retire ?? true));
       await step('closing the event socket', node.esl.stop());
@@ -263,6 +279,7 @@ export async function startMediaNode(
     name: config.NODE_NAME,
     metrics: node.metrics,
     sessions: node.sessions,
+    streams: node.streams,
     esl: node.esl,
     router: node.router,
     sweep: () => sweeper.sweep(),

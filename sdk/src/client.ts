@@ -161,6 +161,8 @@ export class Sessions {
   conferenceLeave = this.bind('conference/leave');
   conferenceMute = this.bind('conference/mute');
   conferenceUnmute = this.bind('conference/unmute');
+  streamStart = this.bind('stream/start');
+  streamStop = this.bind('stream/stop');
 
   /**
    * A recording of the session as a stream of WAV bytes: `recordingId`'s, or the latest one

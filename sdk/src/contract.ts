@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'invalid_cursor'
   | 'invalid_limit'
   | 'invalid_webhook_url'
+  | 'invalid_stream_url'
+  | 'bidirectional_track'
   | 'body_length_mismatch'
   | 'bad_request'
   | 'malformed_request'
@@ -39,6 +41,8 @@ export type ErrorCode =
   | 'already_unmuted'
   | 'still_joining'
   | 'still_leaving'
+  | 'stream_already_running'
+  | 'no_stream'
   | 'did_taken'
   | 'webhooks_off'
   | 'app_disabled'
@@ -250,6 +254,9 @@ export type AppConfigRequest = {
     | 'conference.member.left'
     | 'conference.member.muted'
     | 'conference.member.unmuted'
+    | 'stream.started'
+    | 'stream.stopped'
+    | 'stream.failed'
   >;
   /** Requests per minute; 0 means the default of 100 */
   rate_limit?: number;
@@ -471,6 +478,20 @@ export interface SessionCommandBodies {
   'record/stop': {
     command_uid?: string;
   };
+  'stream/start': {
+    /** Whether audio the application sends back is played into the call. */
+    bidirectional?: boolean;
+    command_uid?: string;
+    /** Echoed in the stream's `start` frame. */
+    custom_parameters?: Record<string, string>;
+    /** The audio streamed: what the caller says, what the call hears, or both. */
+    track?: 'inbound' | 'outbound' | 'both';
+    /** The application's WebSocket server, which the media node connects to: wss://, or ws:// where ALLOW_HTTP_WEBHOOKS allows http://; the webhook_url address rules apply. */
+    url: string;
+  };
+  'stream/stop': {
+    command_uid?: string;
+  };
 }
 
 /** The 2xx answer of every session command. */
@@ -552,6 +573,16 @@ export interface SessionCommandAnswers {
     timeout_ms: 2000;
   };
   'record/stop': {
+    operation_id: string;
+    status: 'in_progress';
+    timeout_ms: 2000;
+  };
+  'stream/start': {
+    operation_id: string;
+    status: 'in_progress';
+    timeout_ms: 2000;
+  };
+  'stream/stop': {
     operation_id: string;
     status: 'in_progress';
     timeout_ms: 2000;
@@ -730,5 +761,41 @@ export interface EventPayloads {
     room_id: string;
     member_id?: string;
     muted: boolean;
+  };
+  'stream.started': {
+    event: 'stream.started';
+    /** Session identifier `<prefix>-<uuid>`. */
+    session_uuid: string;
+    /** The operation_id of the stream/start that began it. */
+    stream_id: string;
+    command_uid: string;
+    url: string;
+    track: 'inbound' | 'outbound' | 'both';
+    bidirectional: boolean;
+  };
+  'stream.stopped': {
+    event: 'stream.stopped';
+    /** Session identifier `<prefix>-<uuid>`. */
+    session_uuid: string;
+    /** The operation_id of the stream/start that began it. */
+    stream_id: string;
+    command_uid: string;
+    reason: 'stopped' | 'hangup' | 'closed_by_app' | 'error';
+    duration_ms: number;
+    /** Media frames sent to the application. */
+    frames_sent: number;
+    /** Media frames received from the application. */
+    frames_received: number;
+  };
+  'stream.failed': {
+    event: 'stream.failed';
+    /** Session identifier `<prefix>-<uuid>`. */
+    session_uuid: string;
+    /** The operation_id of the stream/start that began it. */
+    stream_id: string;
+    command_uid: string;
+    url: string;
+    /** Why the stream could not start. */
+    reason: string;
   };
 }

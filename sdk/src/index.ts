@@ -12,4 +12,18 @@ export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
 export type { EventName, WebhookEnvelope, WebhookEvent, WebhookHeaders } from './webhooks.js';
 export { createWebhookHandler } from './webhook-handler.js';
 export type { WebhookHandlers, WebhookRequest, WebhookResponse } from './webhook-handler.js';
+export {
+  parseStreamFrame,
+  mediaFrame,
+  markFrame,
+  clearFrame,
+  verifyStreamUpgrade,
+  StreamFrameError,
+} from './media-stream.js';
+export type {
+  StreamFrameErrorReason,
+  StreamUpgradeRequest,
+  VerifiedStreamUpgrade,
+} from './media-stream.js';
+export type * from './media-stream-frames.js';
 export type * from './contract.js';

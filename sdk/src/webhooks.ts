@@ -31,7 +31,8 @@ export class WebhookVerificationError extends Error {
 
 const SIGNED_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
-function header(headers: WebhookHeaders, name: string): string | undefined {
+/** A header's value (the first, when repeated); used by the media-stream upgrade check too. */
+export function headerValue(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof headers.get === 'function') return headers.get(name) ?? undefined;
   const value = (headers as Record<string, string | readonly string[] | undefined>)[name];
   return typeof value === 'string' ? value : value?.[0];
@@ -49,7 +50,7 @@ export function verifyWebhook(
 ): WebhookEvent {
   const signed: Record<string, string> = {};
   for (const name of SIGNED_HEADERS) {
-    const value = header(headers, name);
+    const value = headerValue(headers, name);
     if (value === undefined) throw new WebhookVerificationError(`Missing ${name} header`);
     signed[name] = value;
   }

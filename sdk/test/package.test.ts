@@ -56,12 +56,18 @@ describe('the published package', () => {
       'DeadLetters',
       'NumberLists',
       'Sessions',
+      'StreamFrameError',
       'VoiceGateway',
       'VoiceGatewayAdmin',
       'VoiceGatewayError',
       'WebhookLanes',
       'WebhookVerificationError',
+      'clearFrame',
       'createWebhookHandler',
+      'markFrame',
+      'mediaFrame',
+      'parseStreamFrame',
+      'verifyStreamUpgrade',
       'verifyWebhook',
     ]);
   });

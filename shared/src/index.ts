@@ -5,6 +5,16 @@ export { background, settledWithin } from './async/background.js';
 export { closeOnSignals, exitWhenClosed } from './async/shutdown.js';
 export { hopTrace, monotonicMs } from './hop-trace.js';
 export { coalesceWrites, type WriteFlush } from './net/coalesce-writes.js';
+export { isForbiddenAddress } from './net/forbidden-address.js';
+export {
+  FORBIDDEN_ADDRESS_CODE,
+  literalRefusal,
+  systemResolver,
+  vettedLookup,
+  type Resolver,
+} from './net/vetted-lookup.js';
+export { signWebhook } from './apps/signature.js';
+export { webhookSecret } from './apps/secret.js';
 export type { HopMarks } from './hop-trace.js';
 export type { Logger, LoggerSettings } from './logger.js';
 export { loadConfig, ConfigError } from './config/load.js';
@@ -14,8 +24,13 @@ export * from './ids.js';
 
 export { EVENT_NAMES, isEventName } from './events/names.js';
 export type { EventName } from './events/names.js';
-export { EventPayloadSchemas, HANGUP_CAUSES, DIGITS_STATUSES } from './events/payloads.js';
-export type { EventPayload, HangupCause } from './events/payloads.js';
+export {
+  EventPayloadSchemas,
+  HANGUP_CAUSES,
+  DIGITS_STATUSES,
+  STREAM_STOP_REASONS,
+} from './events/payloads.js';
+export type { EventPayload, HangupCause, StreamStopReason } from './events/payloads.js';
 export type { EventEnvelope } from './events/envelope.js';
 export { RedisStreamPublisher, envelope, eventArgs, EVENT_FIELDS } from './events/publisher.js';
 export type { EventPublisher } from './events/publisher.js';
@@ -33,12 +48,22 @@ export {
   AudioUrl,
   AudioUrls,
   ISRAELI_NUMBER_PATTERN,
+  STREAM_TRACKS,
+  STREAM_URL_PATTERN,
+  MAX_CUSTOM_PARAMETERS,
+  MAX_CUSTOM_PARAMETER_LENGTH,
+  CUSTOM_PARAMETER_NAME_PATTERN,
   URL_PATTERN,
   MAX_URLS,
   MAX_URL_LENGTH,
   COMMAND_UID_PATTERN,
 } from './commands/schemas.js';
-export type { SessionCommandName, SessionCommandArgs, DialArgs } from './commands/schemas.js';
+export type {
+  SessionCommandName,
+  SessionCommandArgs,
+  DialArgs,
+  StreamTrack,
+} from './commands/schemas.js';
 export {
   COMMAND_FIELD,
   DEFERRED_TIMEOUT_MS,

@@ -13,6 +13,8 @@ const PLAYBACK = { name: 'playback', ms: 500 } as const;
 const HEAVY = { name: 'heavy', ms: 2000 } as const;
 const CONFERENCE = { name: 'conference', ms: 2000 } as const;
 const CONFERENCE_MUTE = { name: 'conference_mute', ms: 2000 } as const;
+// Our own group: a media stream's start and stop (docs/decisions/media-streams.md).
+const STREAM = { name: 'stream', ms: 1000 } as const;
 
 /** Per-session cooldown of every command; answer, hangup and disconnect have none. */
 export const COOLDOWNS: Record<SessionCommandName, CooldownGroup | undefined> = {
@@ -33,6 +35,8 @@ export const COOLDOWNS: Record<SessionCommandName, CooldownGroup | undefined> = 
   'conference/leave': CONFERENCE,
   'conference/mute': CONFERENCE_MUTE,
   'conference/unmute': CONFERENCE_MUTE,
+  'stream/start': STREAM,
+  'stream/stop': STREAM,
 };
 
 /** Per-room cooldowns of the room playback controls. */

@@ -15,6 +15,7 @@ import {
 import { GatewayError } from '../errors/catalogue.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CommandReply, DeferredReply } from './command-replies.js';
+import { commandCheck } from './command-checks.js';
 import { commandFingerprint } from './command-fingerprint.js';
 import { COOLDOWNS } from './cooldowns.js';
 import { scriptError } from './script-errors.js';
@@ -23,6 +24,13 @@ export interface CommandOutcome {
   readonly status: 200 | 202;
   readonly body: CommandReply;
 }
+
+/** The rate windows of a request counted before its script run: a negative limit skips them. */
+const COUNTED_WINDOWS = (unused: string) =>
+  ({
+    keys: { ipWindow: unused, appWindow: unused },
+    args: { ipLimit: -1, ipWindowMs: 0, appLimit: -1, appWindowMs: 0 },
+  }) as const;
 
 /** Commands in one script run at most: ~10 µs each in Redis, so a full run holds it < 1 ms. */
 const MAX_COMMANDS_PER_RUN = 64;
@@ -52,11 +60,11 @@ export class SessionCommands {
     const { app } = this;
     const parsed = parseSessionId(sessionId);
     if (!parsed) throw new GatewayError('SESSION_NOT_FOUND');
-    // File mode needs no recording service: FreeSWITCH writes into the recordings volume.
-    const { RECORDING_MODE: mode, RECORDING_SERVICE_URL: receiver } = app.config;
-    if (command === 'record/start' && (mode === 'off' || (mode === 'stream' && !receiver))) {
-      throw new GatewayError('RECORDING_UNAVAILABLE');
-    }
+    const check = commandCheck(command);
+    // Counted here rather than in the script run, when the check resolves host names first.
+    const countedFirst = check?.resolvesHosts === true;
+    if (countedFirst) await app.rateLimiter.authenticated(request);
+    await check?.run(body, app.config);
 
     const appId = request.app.app_id;
     const { command_uid: givenUid, ...args } = body;
@@ -81,7 +89,9 @@ export class SessionCommands {
     const roomId = commandRoomId(command, body);
     const cooldown = COOLDOWNS[command];
     const { keys } = app;
-    const windows = app.rateLimiter.windows(request);
+    const { keys: windowKeys, args: limits } = countedFirst
+      ? COUNTED_WINDOWS(keys.unused())
+      : app.rateLimiter.windows(request);
     // A command_uid the api made up cannot be repeated: nothing is claimed or stored for it.
     const claimTtlMs = givenUid === undefined ? 0 : app.config.COMMAND_UID_TTL_SEC * 1000;
 
@@ -90,8 +100,8 @@ export class SessionCommands {
       // properties is built property by property in V8's runtime, ~6 µs a command here.
       lua.sessionCommands(
         {
-          ipWindow: windows.keys.ipWindow,
-          appWindow: windows.keys.appWindow,
+          ipWindow: windowKeys.ipWindow,
+          appWindow: windowKeys.appWindow,
           session: keys.session(sessionId),
           heartbeat: keys.nodeHeartbeat(parsed.prefix),
           claim: claimTtlMs > 0 ? keys.commandClaim(appId, sessionId, commandUid) : keys.unused(),
@@ -102,10 +112,10 @@ export class SessionCommands {
         },
         {
           appId,
-          ipLimit: windows.args.ipLimit,
-          ipWindowMs: windows.args.ipWindowMs,
-          appLimit: windows.args.appLimit,
-          appWindowMs: windows.args.appWindowMs,
+          ipLimit: limits.ipLimit,
+          ipWindowMs: limits.ipWindowMs,
+          appLimit: limits.appLimit,
+          appWindowMs: limits.appWindowMs,
           command,
           cooldownMs: cooldown?.ms ?? 0,
           claimTtlMs,

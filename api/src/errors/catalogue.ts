@@ -65,6 +65,16 @@ export const ERRORS = {
     message: 'Invalid webhook_url',
     when: "An app's `webhook_url` is not an http(s) URL to a public address.",
   },
+  INVALID_STREAM_URL: {
+    status: 400,
+    message: 'Invalid media stream url',
+    when: "`stream/start`'s `url` is not a ws(s) URL to a public address; the message says why.",
+  },
+  BIDIRECTIONAL_TRACK: {
+    status: 400,
+    message: 'A bidirectional stream carries the inbound track only',
+    when: '`stream/start` with `bidirectional: true` and a `track` other than `inbound`.',
+  },
   // HTTP-level faults the framework or node's parser finds before any route runs.
   BODY_LENGTH_MISMATCH: {
     status: 400,
@@ -199,6 +209,16 @@ export const ERRORS = {
     status: 409,
     message: 'Member is leaving the conference',
     when: 'A membership command while the session is leaving its room.',
+  },
+  STREAM_ALREADY_RUNNING: {
+    status: 409,
+    message: 'Session already has a media stream',
+    when: '`stream/start` while a media stream of the session is running (one per session).',
+  },
+  NO_STREAM: {
+    status: 409,
+    message: 'Session has no media stream',
+    when: '`stream/stop` while no media stream of the session is running.',
   },
   DID_TAKEN: {
     status: 409,

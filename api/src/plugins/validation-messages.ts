@@ -26,6 +26,15 @@ export function validationError(
   }
 
   const subject = field || (context === 'body' ? 'body' : (context ?? 'request'));
+  // A key refused by `propertyNames` (stream/start custom_parameters) comes as the key's own
+  // error first, then this one, which names the key.
+  const badKey = errors.find((error) => error.keyword === 'propertyNames');
+  if (badKey) {
+    const key = String(badKey.params.propertyName);
+    return new GatewayError('VALIDATION_FAILED', {
+      message: `${subject} has an invalid key '${key}'`,
+    });
+  }
   let message: string;
   switch (first.keyword) {
     case 'required':

@@ -1,9 +1,12 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
-import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, type Dispatcher } from 'undici';
-import { isForbiddenAddress, type Resolver } from '../domain/webhook-url.js';
+import {
+  FORBIDDEN_ADDRESS_CODE,
+  literalRefusal,
+  systemResolver,
+  vettedLookup,
+  type Resolver,
+} from '@voicegw/shared';
 import { parseRetryAfter } from './schedule.js';
 
 /** What one delivery attempt came to. */
@@ -27,58 +30,8 @@ export interface SenderOptions {
   readonly resolve?: Resolver;
 }
 
-const FORBIDDEN = 'ERR_WEBHOOK_FORBIDDEN_ADDRESS';
-
-const systemResolver: Resolver = async (host) =>
-  (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
-
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-/**
- * The socket's DNS lookup: resolves once, refuses the host when any address is forbidden (unless
- * allowed), and hands the socket the address it vetted, so no second lookup can be steered
- * elsewhere (DNS rebinding). TLS still uses the URL's host name for SNI and certificate checks,
- * and the Host header is unchanged.
- */
-export function vettedLookup(resolve: Resolver, allowPrivate: boolean) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    resolve(hostname).then(
-      (addresses) => {
-        const forbidden = allowPrivate ? undefined : addresses.find(isForbiddenAddress);
-        const address = addresses[0];
-        if (forbidden !== undefined || address === undefined) {
-          const error: NodeJS.ErrnoException = new Error(
-            forbidden === undefined
-              ? `${hostname} does not resolve`
-              : `${hostname} resolves to a forbidden address (${forbidden})`,
-          );
-          error.code = forbidden === undefined ? 'ENOTFOUND' : FORBIDDEN;
-          callback(error, '');
-          return;
-        }
-        const family = isIP(address);
-        if (options.all) callback(null, [{ address, family }]);
-        else callback(null, address, family);
-      },
-      (err: NodeJS.ErrnoException) => callback(err, ''),
-    );
-  };
-}
-
 /** The code of the error an attempt ends with at its deadline. */
 const DEADLINE = 'ERR_WEBHOOK_DEADLINE';
-
-/** Why a URL host that is a forbidden IP literal is refused: it never goes through the lookup. */
-export function literalRefusal(hostname: string): string | undefined {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1');
-  return isIP(host) !== 0 && isForbiddenAddress(host)
-    ? `${host} is a forbidden address`
-    : undefined;
-}
 
 const TIMEOUT_CODES = new Set([
   DEADLINE,
@@ -266,6 +219,6 @@ function describe(err: unknown, timeoutMs: number): string {
     err.cause instanceof Error ? err.cause : undefined;
   const code = (err as NodeJS.ErrnoException).code ?? cause?.code;
   if (code && TIMEOUT_CODES.has(code)) return `no response within ${timeoutMs} ms`;
-  if (code === FORBIDDEN) return (cause ?? err).message;
+  if (code === FORBIDDEN_ADDRESS_CODE) return (cause ?? err).message;
   return code ? `${code}: ${err.message}` : err.message;
 }

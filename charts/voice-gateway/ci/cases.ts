@@ -46,6 +46,7 @@ export const RENDERS: readonly RenderCase[] = [
       ...DEFAULT_SESSIONS,
       trunk: { name: 'pstn', settings: TRUNK_GATEWAY },
       recordingMode: 'off',
+      mediaStreams: false,
     },
   },
   {
@@ -74,6 +75,7 @@ export const RENDERS: readonly RenderCase[] = [
       maxSessions: 3000,
       trunk: { name: 'pstn', settings: FULL_TRUNK_GATEWAY },
       recordingMode: 'off',
+      mediaStreams: false,
     },
   },
   {
@@ -82,7 +84,7 @@ export const RENDERS: readonly RenderCase[] = [
       '--set-string',
       'mediaNode.env.DIAL_STRING_TEMPLATE=sofia/external/{to}@sbc.example:5060',
     ],
-    freeswitch: { ...DEFAULT_SESSIONS, recordingMode: 'off' },
+    freeswitch: { ...DEFAULT_SESSIONS, recordingMode: 'off', mediaStreams: false },
   },
   // Recording as installed by default: FreeSWITCH records into the volume itself.
   {
@@ -92,6 +94,28 @@ export const RENDERS: readonly RenderCase[] = [
       ...DEFAULT_SESSIONS,
       trunk: { name: 'pstn', settings: TRUNK_GATEWAY },
       recordingMode: 'file',
+      mediaStreams: false,
+    },
+  },
+  // mod_audio_stream is loaded for either of its users, alone or together.
+  {
+    name: 'recordings in stream mode',
+    args: [...TRUNK, '--set', 'recordings.enabled=true', '--set', 'recordings.mode=stream'],
+    freeswitch: {
+      ...DEFAULT_SESSIONS,
+      trunk: { name: 'pstn', settings: TRUNK_GATEWAY },
+      recordingMode: 'stream',
+      mediaStreams: false,
+    },
+  },
+  {
+    name: 'media streams beside recordings in file mode',
+    args: [...TRUNK, '--set', 'recordings.enabled=true', '--set', 'mediaStreams.enabled=true'],
+    freeswitch: {
+      ...DEFAULT_SESSIONS,
+      trunk: { name: 'pstn', settings: TRUNK_GATEWAY },
+      recordingMode: 'file',
+      mediaStreams: true,
     },
   },
   {
@@ -113,6 +137,7 @@ export const RENDERS: readonly RenderCase[] = [
         },
       },
       recordingMode: 'stream',
+      mediaStreams: true,
     },
   },
   // The sandbox: the simulator instead of FreeSWITCH, monitoring on, the dispatcher on Kafka.
@@ -141,7 +166,8 @@ export const RENDERS: readonly RenderCase[] = [
 export interface ComposeCase {
   readonly name: string;
   readonly env: Readonly<Record<string, string>>;
-  readonly freeswitch: FreeswitchExpectation;
+  /** `mediaStreams` is what charts/compose/freeswitch-values.yaml says (composeMediaStreams). */
+  readonly freeswitch: Omit<FreeswitchExpectation, 'mediaStreams'>;
 }
 
 export const COMPOSE_CASES: readonly ComposeCase[] = [

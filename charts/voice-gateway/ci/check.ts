@@ -13,7 +13,7 @@
 // Exits 1 with every problem listed.
 import { parseAllDocuments } from 'yaml';
 import { COMPOSE_CASES, REJECTS, RENDERS, type RenderCase } from './cases.js';
-import { checkComposeEnvironment, syncComposeFreeswitch } from './compose.js';
+import { checkComposeEnvironment, composeMediaStreams, syncComposeFreeswitch } from './compose.js';
 import { checkEnvironment } from './env-check.js';
 import { checkFreeswitchPod } from './freeswitch-config.js';
 import { chartFreeswitchPod, composeFreeswitchPod } from './freeswitch-pods.js';
@@ -88,11 +88,15 @@ for (const [renderCase, objects] of renders) {
   else if (renderCase.freeswitch) report(renderCase.name, ['no FreeSWITCH configuration rendered']);
 }
 
+const composeStreams = await composeMediaStreams();
 for (const composeCase of COMPOSE_CASES) {
   const where = `charts/compose (${composeCase.name})`;
   report(
     where,
-    checkFreeswitchPod(await composeFreeswitchPod(composeCase.env), composeCase.freeswitch),
+    checkFreeswitchPod(await composeFreeswitchPod(composeCase.env), {
+      ...composeCase.freeswitch,
+      mediaStreams: composeStreams,
+    }),
   );
 }
 await composeFreeswitchPod({}).then(

@@ -16,6 +16,14 @@ interface Rendered {
   readonly data?: Record<string, string>;
 }
 
+/** Whether charts/compose/freeswitch-values.yaml turns media streams on (mediaStreams.enabled). */
+export async function composeMediaStreams(): Promise<boolean> {
+  const values = parse(await readFile(`${COMPOSE}freeswitch-values.yaml`, 'utf8')) as {
+    mediaStreams?: { enabled?: unknown };
+  } | null;
+  return values?.mediaStreams?.enabled === true;
+}
+
 /** The files of /etc/freeswitch as the chart mounts them: its ConfigMap. */
 async function renderedFreeswitch(): Promise<Map<string, string>> {
   const result = await template([

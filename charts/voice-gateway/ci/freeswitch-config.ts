@@ -6,8 +6,9 @@
 //   - the event socket password is never empty (FreeSWITCH would accept ClueCon instead), and it
 //     is the media node's FS_ESL_PASSWORD;
 //   - the gateway DIAL_STRING_TEMPLATE dials exists (no `Invalid Gateway`);
-//   - mod_audio_stream is loaded in stream recording mode only, and in file mode FreeSWITCH
-//     writes where the recordings volume is mounted, in its container and its media node's;
+//   - mod_audio_stream is loaded exactly when something streams with it (stream-mode recordings,
+//     media streams), and in file mode FreeSWITCH writes where the recordings volume is mounted,
+//     in its container and its media node's;
 //   - and, when a case says what it rendered: sessions-per-second, max-sessions and every
 //     setting of the SIP trunk, resolved through vars.xml from FreeSWITCH's environment.
 import {
@@ -57,6 +58,8 @@ export interface FreeswitchExpectation {
    */
   readonly trunk?: { readonly name: string; readonly settings: Partial<GatewaySettings> };
   readonly recordingMode: 'off' | 'file' | 'stream';
+  /** mediaStreams.enabled: stream/start needs mod_audio_stream. */
+  readonly mediaStreams: boolean;
 }
 
 const DEFAULT_DIAL_TEMPLATE = 'sofia/gateway/pstn/{to}';
@@ -112,7 +115,8 @@ export function checkFreeswitchPod(pod: FreeswitchPod, expected?: FreeswitchExpe
   }
 
   const mode = pod.mediaNode.env.get('RECORDING_MODE') ?? 'off';
-  problems.push(...checkRecordings(pod, mode, configuration('modules.conf')));
+  problems.push(...checkAudioStream(configuration('modules.conf'), mode, expected?.mediaStreams));
+  problems.push(...checkRecordings(pod, mode));
   if (!expected) return problems;
 
   const core = params(children(configuration('switch.conf') ?? {}, 'settings')[0]);
@@ -156,20 +160,35 @@ function checkEslPassword(pod: FreeswitchPod, eventSocket: XmlElement | undefine
   return problems;
 }
 
-/** mod_audio_stream only for stream mode; in file mode FreeSWITCH writes into the volume. */
-function checkRecordings(
-  pod: FreeswitchPod,
-  mode: string,
+/**
+ * mod_audio_stream exactly when something streams with it: stream-mode recordings or media
+ * streams. Without an expectation, whether media streams were asked for is unknown, and only
+ * the recordings' need is checked.
+ */
+function checkAudioStream(
   modules: XmlElement | undefined,
+  mode: string,
+  mediaStreams: boolean | undefined,
 ): string[] {
+  const loaded = descendants(modules ?? {}, 'load').some(
+    (l) => attribute(l, 'module') === 'mod_audio_stream',
+  );
+  const users = [
+    ...(mode === 'stream' ? [`RECORDING_MODE ${mode}`] : []),
+    ...(mediaStreams === true ? ['media streams on'] : []),
+  ];
+  if (users.length > 0 && !loaded)
+    return [`modules.conf.xml must load mod_audio_stream (${users.join(', ')})`];
+  if (users.length === 0 && loaded && mediaStreams === false)
+    return [
+      `modules.conf.xml must not load mod_audio_stream (RECORDING_MODE ${mode}, media streams off)`,
+    ];
+  return [];
+}
+
+/** The api and the node agree on the mode; in file mode FreeSWITCH writes into the volume. */
+function checkRecordings(pod: FreeswitchPod, mode: string): string[] {
   const problems: string[] = [];
-  const loaded = descendants(modules ?? {}, 'load').map((l) => attribute(l, 'module'));
-  if (loaded.includes('mod_audio_stream') !== (mode === 'stream')) {
-    problems.push(
-      `modules.conf.xml ${mode === 'stream' ? 'must' : 'must not'} load mod_audio_stream ` +
-        `(RECORDING_MODE ${mode})`,
-    );
-  }
   const apiMode = pod.api.env.get('RECORDING_MODE') ?? 'off';
   if (apiMode !== mode) problems.push(`RECORDING_MODE: the api's ${apiMode}, the node's ${mode}`);
   if (mode === 'off') return problems;

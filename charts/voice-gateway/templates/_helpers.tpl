@@ -124,6 +124,12 @@ affinity:
 {{- if .Values.recordings.enabled }}{{ .Values.recordings.mode }}{{ else }}off{{ end }}
 {{- end }}
 
+{{/* "true" when FreeSWITCH streams audio to its media node with mod_audio_stream: stream-mode
+     recordings, media streams (stream/start), or both. */}}
+{{- define "vg.audioStream" -}}
+{{- if or .Values.mediaStreams.enabled (eq (include "vg.recordingMode" .) "stream") }}true{{ end }}
+{{- end }}
+
 {{/* The media node's recording receiver as its FreeSWITCH reaches it (RECORDING_SERVICE_URL);
      the api reads the same variable to know that recording is available. */}}
 {{- define "vg.recordingServiceUrl" -}}

@@ -13,7 +13,10 @@ export function startTestSimulator(): Promise<Simulator> {
   return startSimulator({ eslPort: 0, httpPort: 0 });
 }
 
-/** A real HTTP server serving `/toneNs.wav` (N seconds, also `toneNms.wav`) and 404 otherwise. */
+/**
+ * A real HTTP server serving `/toneNs.wav` (N seconds, also `toneNms.wav`) of 440 Hz at 8 kHz,
+ * `?hz=` and `?rate=` for another tone or rate, and 404 otherwise.
+ */
 export async function startMediaServer(): Promise<{
   base: string;
   close(): Promise<void>;
@@ -22,13 +25,15 @@ export async function startMediaServer(): Promise<{
   const hits: string[] = [];
   const server: Server = createServer((req, res) => {
     hits.push(req.url ?? '');
-    const m = /^\/tone(\d+)(ms|s)\.wav$/.exec(req.url ?? '');
+    const url = new URL(req.url ?? '/', 'http://media');
+    const m = /^\/tone(\d+)(ms|s)\.wav$/.exec(url.pathname);
     if (!m) {
       res.writeHead(404).end('not found');
       return;
     }
     const ms = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
-    const body = makeToneWav(ms);
+    const rate = Number(url.searchParams.get('rate') ?? 8000);
+    const body = makeToneWav(ms, rate, Number(url.searchParams.get('hz') ?? 440));
     res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': body.length }).end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -1,8 +1,6 @@
-// Outbound outcomes driven by the number book, and mod_audio_stream's WebSocket audio.
+// Outbound outcomes driven by the number book.
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { WebSocketServer, type WebSocket } from 'ws';
-import type { AddressInfo } from 'node:net';
 import { control, name, useSimulator } from './helpers.js';
 
 const fx = useSimulator();
@@ -112,69 +110,5 @@ describe('originate outcomes', () => {
       '-ERR USER_BUSY\n',
     );
     expect(fx.client.sequence(uuid)).toEqual([]);
-  });
-});
-
-describe('uuid_audio_stream', () => {
-  it('streams 20 ms L16 frames at real-time pace after the metadata, and stops cleanly', async () => {
-    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-    await new Promise<void>((r) => wss.once('listening', () => r()));
-    const port = (wss.address() as AddressInfo).port;
-    const texts: string[] = [];
-    const frames: Buffer[] = [];
-    const closed = new Promise<void>((resolve) =>
-      wss.on('connection', (ws: WebSocket) => {
-        ws.on('message', (data: Buffer, isBinary: boolean) => {
-          if (isBinary) frames.push(data);
-          else texts.push(data.toString('utf8'));
-        });
-        ws.on('close', () => resolve());
-      }),
-    );
-    const { json } = await control(fx.sim, 'POST', '/sim/calls', { to: '1', from: '2' });
-    const uuid = json.uuid as string;
-    await fx.client.waitEvent('CHANNEL_PARK', uuid);
-    await fx.client.api(`uuid_answer ${uuid}`);
-    const url = `ws://127.0.0.1:${port}/rec`;
-    expect(
-      await fx.client.api(`uuid_audio_stream ${uuid} start ${url} mono 16k {"session":"s1"}`),
-    ).toBe('+OK Success\n');
-    const connect = await fx.client.waitEvent(
-      'CUSTOM',
-      uuid,
-      (e) => e['Event-Subclass'] === 'mod_audio_stream::connect',
-    );
-    expect(JSON.parse(connect._body ?? '{}')).toEqual({ status: 'connected' });
-    const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, 500));
-    expect(await fx.client.api(`uuid_audio_stream ${uuid} stop`)).toBe('+OK Success\n');
-    const elapsed = performance.now() - t0;
-    await closed;
-    expect(texts).toEqual(['{"session":"s1"}']);
-    expect(frames.every((f) => f.length === 640)).toBe(true); // 20 ms × 16 kHz × 2 bytes
-    const expected = elapsed / 20;
-    expect(frames.length).toBeGreaterThan(expected * 0.7);
-    expect(frames.length).toBeLessThan(expected * 1.3 + 2);
-    expect(frames.some((f) => f.readInt16LE(20) !== 0)).toBe(true);
-    await fx.client.waitEvent(
-      'CUSTOM',
-      uuid,
-      (e) => e['Event-Subclass'] === 'mod_audio_stream::disconnect',
-    );
-    await fx.client.api(`uuid_kill ${uuid}`);
-    wss.close();
-  });
-
-  it('refuses a second stream and a bad mix type', async () => {
-    const { json } = await control(fx.sim, 'POST', '/sim/calls', { to: '1', from: '2' });
-    const uuid = json.uuid as string;
-    await fx.client.waitEvent('CHANNEL_PARK', uuid);
-    expect(await fx.client.api(`uuid_audio_stream ${uuid} start ws://127.0.0.1:1/x quad 8k`)).toBe(
-      '-ERR Operation Failed\n',
-    );
-    expect(
-      await fx.client.api(`uuid_audio_stream ${randomUUID()} start ws://127.0.0.1:1/x mono 8k`),
-    ).toBe('-ERR No such channel!\n');
-    await fx.client.api(`uuid_kill ${uuid}`);
   });
 });

@@ -35,6 +35,8 @@ export const conferenceJoin: SessionCommand<'conference/join'> = {
     const applicationUuid = local ? randomUUID() : undefined;
     const membership = new Membership(session, roomId, applicationUuid);
     session.conference = membership;
+    // The conference is the call's audio now: a bidirectional stream's playback stops.
+    session.node.streams.yieldAudio(session, membership.ended);
     const { confirmed, settle } = confirmation();
     membership.next('add-member', deadline - Date.now(), (event) => {
       if (event) return settle();

@@ -6,6 +6,7 @@ import {
   type SessionCommandName,
 } from '@voicegw/shared';
 import { executeMemberCommand } from '../conference/member-message.js';
+import { publishStreamEnd, unstartedStream } from '../media-stream/stream-end.js';
 import type { NodeWithSessions } from '../session/registry.js';
 import { answer } from './answer.js';
 import { conferenceJoin } from './conference-join.js';
@@ -24,9 +25,11 @@ import { playbackStop } from './playback-stop.js';
 import { recordStart } from './record-start.js';
 import { recordStop } from './record-stop.js';
 import { publishResult } from './result.js';
+import { streamStart } from './stream-start.js';
+import { streamStop } from './stream-stop.js';
 import { commandContext, type SessionCommand } from './types.js';
 
-type Registry = { readonly [C in SessionCommandName]?: SessionCommand<C> };
+type Registry = { readonly [C in SessionCommandName]: SessionCommand<C> };
 
 /** The session commands this node executes, by name. */
 export const SESSION_COMMANDS: Registry = {
@@ -47,6 +50,8 @@ export const SESSION_COMMANDS: Registry = {
   'conference/leave': conferenceLeave,
   'conference/mute': conferenceMute,
   'conference/unmute': conferenceUnmute,
+  'stream/start': streamStart,
+  'stream/stop': streamStop,
 };
 
 /**
@@ -80,9 +85,12 @@ async function sessionCommand(
   if (!session) {
     // The session ended (or its channel vanished) after the api accepted the command.
     node.metrics.commands.inc({ command: message.command, outcome: 'unknown_session' });
+    const failed = unstartedStream(message, 'Session not found');
+    if (failed) await publishStreamEnd(node, message.app_id, failed);
     await publishResult(node, entryId, message.app_id, failedResult(message, 'Session not found'));
     return;
   }
+  // Every command this node knows has a handler; an api newer than the node may send others.
   const handler: SessionCommand | undefined = SESSION_COMMANDS[message.command];
   const ctx = commandContext(session, message, entryId);
   if (!handler) {

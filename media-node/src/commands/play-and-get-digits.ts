@@ -99,10 +99,13 @@ async function run(ctx: CommandContext<'play_and_get_digits'>, deadline: number)
     finish();
     resolveStarted(false);
   };
+  let over!: () => void;
+  const done = new Promise<void>((resolve) => (over = resolve));
   const finish = (): void => {
     channel.off('event', onEvent);
     channel.off('gone', onGone);
     session.node.media.release(urls);
+    over();
   };
   channel.on('event', onEvent);
   channel.once('gone', onGone);
@@ -111,6 +114,7 @@ async function run(ctx: CommandContext<'play_and_get_digits'>, deadline: number)
     await session.serial(async () => {
       // read_terminator_used is left over from any earlier read: clear it.
       await channel.api(`uuid_setvar ${channel.uuid} read_terminator_used`);
+      session.node.streams.yieldAudio(session, done);
       await channel.execute('play_and_get_digits', application, applicationUuid);
     });
   } catch (err) {

@@ -16,6 +16,7 @@ export const playbackSilence: SessionCommand<'playback/silence'> = {
     await session.playback?.stop();
     const silence = new Playback(session, message.command_uid, [], 'silence');
     session.playback = silence;
+    session.node.streams.yieldAudio(session, silence.end);
     try {
       await silence.play('silence_stream://-1');
     } catch (err) {

@@ -49,7 +49,10 @@ async function run(
   const { paths } = fetched;
   const arg = paths.length === 1 ? (paths[0] ?? '') : `file_string://${paths.join('!')}`;
   try {
-    await session.serial(() => playback.play(arg));
+    await session.serial(() => {
+      session.node.streams.yieldAudio(session, playback.end);
+      return playback.play(arg);
+    });
   } catch (err) {
     await ctx.result(false, describe(err));
     return;

@@ -12,7 +12,8 @@ const SAMPLE_RATE = 8000;
  * says, an endless silence stream starts too (the current playback stops first, as with
  * playback/silence, but the recording's silence sends no playback events). command.result at
  * once: success when FreeSWITCH took it. A session already recording answers success false and
- * keeps its recording.
+ * keeps its recording; so does one with a media stream, in stream mode (FreeSWITCH's module holds
+ * one stream per call). No silence stream starts beside a bidirectional media stream.
  */
 export const recordStart: SessionCommand<'record/start'> = {
   name: 'record/start',
@@ -29,6 +30,11 @@ export const recordStart: SessionCommand<'record/start'> = {
       await ctx.result(false, 'Session is already recording');
       return;
     }
+    const taken = session.node.streams.forkTaken(session, 'recording');
+    if (taken !== undefined) {
+      await ctx.result(false, taken);
+      return;
+    }
     let recording;
     try {
       recording = await recordings.prepare(session, message.command_uid, SAMPLE_RATE);
@@ -43,7 +49,8 @@ export const recordStart: SessionCommand<'record/start'> = {
       await ctx.result(false, refusal);
       return;
     }
-    await startSilence(ctx.session, message.command_uid);
+    // A bidirectional stream's audio keeps the call's media going; a second writer would garble it.
+    if (!session.node.streams.playing(session)) await startSilence(session, message.command_uid);
     await ctx.result(true);
   },
 };

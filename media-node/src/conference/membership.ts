@@ -78,6 +78,9 @@ export class Membership {
   /** Why the membership ended before the member joined, for the join's command.result. */
   failure: string | undefined;
   private closed = false;
+  private resolveClosed!: () => void;
+  /** Resolves when the membership is over. */
+  readonly ended = new Promise<void>((resolve) => (this.resolveClosed = resolve));
   /** Relayed events held until the bridge is up (a member is joined once it can hear). */
   private held: FsEvent[] | undefined;
   private readonly waiters = new Map<string, Waiter[]>();
@@ -139,6 +142,7 @@ export class Membership {
     this.waiters.clear();
     if (this.session.conference === this) this.session.conference = undefined;
     this.bridge?.close();
+    this.resolveClosed();
   }
 
   /** The bridge leg is gone (or the call is): a joined member has left the room. */

@@ -53,7 +53,8 @@ export type EventFilter = readonly [header: string, value: string];
 /**
  * The events the media node subscribes to, each used somewhere in src/: channel life cycle,
  * application completion (Application-UUID ties it to our sendmsg), background jobs (originate),
- * media, DTMF, HEARTBEAT (liveness) and conference maintenance.
+ * media, DTMF, HEARTBEAT (liveness), conference maintenance and mod_audio_stream's failures
+ * (media streams).
  */
 const SUBSCRIBED_EVENTS = [
   'CHANNEL_PARK',
@@ -73,6 +74,8 @@ const SUBSCRIBED_EVENTS = [
   'HEARTBEAT',
   'CUSTOM',
   'conference::maintenance',
+  'mod_audio_stream::error',
+  'mod_audio_stream::disconnect',
 ] as const;
 
 /**

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '@voicegw/shared';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -72,12 +71,23 @@ export class ExpectedStream {
 }
 
 /**
+ * Where an upgrade under a mounted path goes: `claim` gets the rest of the path and the request,
+ * and answers where its socket goes, or undefined to refuse it (404).
+ */
+export type UpgradeClaim = (
+  rest: string,
+  request: IncomingMessage,
+) => ((socket: WebSocket) => void) | undefined;
+
+/**
  * The recording receiver: a WebSocket server, as mod_audio_stream expects one, that accepts only
  * the streams record/start announced (the path carries the session id and an unguessable
- * recording id) and hands their audio to the recording's WAV writer.
+ * recording id) and hands their audio to the recording's WAV writer. Other kinds of streams from
+ * FreeSWITCH share its server under paths of their own (`mount`): media streams'.
  */
 export class RecordingReceiver {
   private readonly expected = new Map<string, ExpectedStream>();
+  private readonly mounts = new Map<string, UpgradeClaim>();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   private readonly server: Server;
 
@@ -93,6 +103,12 @@ export class RecordingReceiver {
     );
   }
 
+  /** The port it listens on (RECORDING_PORT, or the one picked for 0), once listening. */
+  get port(): number {
+    const address = this.server.address();
+    return typeof address === 'object' && address !== null ? address.port : this.options.port;
+  }
+
   async listen(): Promise<number> {
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
@@ -101,7 +117,12 @@ export class RecordingReceiver {
         resolve();
       });
     });
-    return (this.server.address() as AddressInfo).port;
+    return this.port;
+  }
+
+  /** Upgrades whose path starts with `prefix` go to `claim`, not to the recordings. */
+  mount(prefix: string, claim: UpgradeClaim): void {
+    this.mounts.set(prefix, claim);
   }
 
   /** Announces the stream of one recording; its audio goes to `sink`. */
@@ -125,16 +146,28 @@ export class RecordingReceiver {
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    for (const [prefix, claim] of this.mounts) {
+      if (!path.startsWith(prefix)) continue;
+      const target = claim(path.slice(prefix.length), req);
+      if (target) this.wss.handleUpgrade(req, socket, head, target);
+      else refuse(socket);
+      return;
+    }
     const stream = this.expected.get(streamKey(req.url ?? ''));
     if (!stream || stream.connected) {
       this.log.warn({ url: req.url }, 'recording stream refused: not expected');
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      refuse(socket);
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (!stream.attach(ws)) ws.terminate();
     });
   }
+}
+
+function refuse(socket: Duplex): void {
+  socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
 }
 
 /** `<session id>/<recording id>`: the last two segments of the path, whatever the base path. */

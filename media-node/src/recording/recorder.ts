@@ -11,7 +11,7 @@ import type {
   RecordedSession,
 } from './capture.js';
 import { FileCapture } from './file-capture.js';
-import { RecordingReceiver } from './receiver.js';
+import type { RecordingReceiver } from './receiver.js';
 import { StreamCapture } from './stream-capture.js';
 import { RecordingSweeper } from './sweeper.js';
 
@@ -25,18 +25,15 @@ import { RecordingSweeper } from './sweeper.js';
 export class Recorder implements Recordings {
   readonly store: RecordingStore;
   private readonly active = new Map<RecordedSession, ActiveRecording>();
-  private readonly receiver: RecordingReceiver | undefined;
   private readonly sweeper: RecordingSweeper;
 
-  constructor(private readonly node: NodeContext) {
+  /** `receiver`: the node's, which the node runs (media streams share its server). */
+  constructor(
+    private readonly node: NodeContext,
+    private readonly receiver: RecordingReceiver,
+  ) {
     const { config, redis, keys, scripts, log } = node;
     this.store = new RecordingStore(redis, keys, scripts);
-    if (config.RECORDING_MODE === 'stream' && config.RECORDING_SERVICE_URL !== undefined) {
-      this.receiver = new RecordingReceiver(
-        { host: config.RECORDING_HOST, port: config.RECORDING_PORT },
-        log.child({ component: 'recording-receiver' }),
-      );
-    }
     this.sweeper = new RecordingSweeper(
       this.store,
       config.RECORDINGS_DIR,
@@ -45,18 +42,20 @@ export class Recorder implements Recordings {
     );
   }
 
-  /** File mode always records; stream mode needs RECORDING_SERVICE_URL (its receiver). */
+  /** File mode always records; stream mode needs RECORDING_SERVICE_URL (its receiver's URL). */
   get enabled(): boolean {
-    return this.node.config.RECORDING_MODE === 'file' || this.receiver !== undefined;
+    const { config } = this.node;
+    return (
+      config.RECORDING_MODE === 'file' ||
+      (config.RECORDING_MODE === 'stream' && config.RECORDING_SERVICE_URL !== undefined)
+    );
   }
 
   get retentionMs(): number {
     return this.node.config.RECORDING_RETENTION_HOURS * 3600 * 1000;
   }
 
-  async start(): Promise<void> {
-    const port = await this.receiver?.listen();
-    if (port !== undefined) this.node.log.info({ port }, 'recording receiver listening');
+  start(): void {
     this.sweeper.start();
   }
 
@@ -70,7 +69,6 @@ export class Recorder implements Recordings {
         await rec.capture.abort();
       }),
     );
-    await this.receiver?.close();
   }
 
   /** Deletes expired recordings now (`now` may be in the future: tests, operators). */
@@ -177,7 +175,7 @@ export class Recorder implements Recordings {
         relative,
       );
     }
-    if (!this.receiver || config.RECORDING_SERVICE_URL === undefined) {
+    if (config.RECORDING_SERVICE_URL === undefined) {
       throw new Error('recording is not configured on this media node');
     }
     return StreamCapture.create(target, this.receiver, config.RECORDING_SERVICE_URL);

@@ -9,11 +9,11 @@ export function countHangup(node: NodeContext, cause: HangupCause, synthetic: bo
 }
 
 /**
- * Ends a session this node owns: call.hangup (once), then the session leaves the registry and
- * its channel object is finished. The script waits through a Redis outage (the node's scripts
- * retry until Redis is back, up to the shutdown deadline), since a lost call.hangup would leave
- * the app waiting for a call that is over. `orphaned`: the channel
- * vanished (FreeSWITCH restarted), the hangup is synthetic.
+ * Ends a session this node owns: its media stream's stream.stopped, then call.hangup (once); the
+ * session leaves the registry and its channel object is finished. The script waits through a
+ * Redis outage (the node's scripts retry until Redis is back, up to the shutdown deadline), since
+ * a lost call.hangup would leave the app waiting for a call that is over. `orphaned`: the
+ * channel vanished (FreeSWITCH restarted), the hangup is synthetic.
  */
 export async function endSession(
   session: Session,
@@ -25,6 +25,11 @@ export async function endSession(
   session.ended = true;
   const { node } = session;
   node.sessions.remove(session);
+  // Its media stream ends before call.hangup (CHANNEL_HANGUP, queued earlier, has normally ended
+  // it already: this covers a channel that vanished).
+  await node.streams.sessionEnded(session).catch((err: unknown) => {
+    session.log.error({ err }, 'media stream not ended');
+  });
   const membership = session.conference;
   session.channel.finish();
   if (membership) {

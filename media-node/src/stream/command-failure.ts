@@ -7,6 +7,7 @@ import {
 } from '@voicegw/shared';
 import { answerExpiredDial } from '../commands/dial.js';
 import { publishResult } from '../commands/result.js';
+import { publishStreamEnd, unstartedStream } from '../media-stream/stream-end.js';
 import type { NodeWithSessions } from '../session/registry.js';
 
 /** command.result error of a command that never ran (clients may match on it). */
@@ -51,6 +52,8 @@ export async function answerExpired(
   switch (message.kind) {
     case 'session': {
       const metadata = node.sessions.get(message.session_id)?.metadata;
+      const failed = unstartedStream(message, COMMAND_EXPIRED);
+      if (failed) await publishStreamEnd(node, message.app_id, failed, metadata);
       const result = failedResult(message, COMMAND_EXPIRED);
       await publishResult(node, entryId, message.app_id, result, metadata);
       return;

@@ -308,6 +308,8 @@ export const TEST_NODE_ENV: Record<string, string> = {
   ESL_RECONNECT_MIN_MS: '50',
   ESL_RECONNECT_MAX_MS: '500',
   METRICS_PORT: '0',
+  // The receiver (recordings, media streams) always listens: any free port, as nodes share hosts.
+  RECORDING_PORT: '0',
   PLAYBACK_CACHE_DIR: TEST_MEDIA_DIR,
 };
 

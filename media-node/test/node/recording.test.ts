@@ -130,6 +130,16 @@ function parseWav(buf: Buffer, rate = 8000): Wav {
 const peak = (samples: Int16Array) => samples.reduce((max, s) => Math.max(max, Math.abs(s)), 0);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The simulated caller says a 10 s tone (the simulator's control API, POST /say). */
+async function saysTone(session: string): Promise<void> {
+  const res = await fetch(`${stack.control.url}/sim/calls/${session.slice(6)}/say`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ tone: { hz: 440, ms: 10_000 } }),
+  });
+  expect(res.status).toBe(202);
+}
+
 for (const mode of ['file', 'stream'] as const) {
   // Sequential suites (each its own stack); the tests of one run concurrently.
   describe(`recording, ${mode} mode`, () => {
@@ -138,6 +148,8 @@ for (const mode of ['file', 'stream'] as const) {
     describe.concurrent('commands', () => {
       it('record/start succeeds; record/stop gives command.result and recording.completed; recording_url serves the whole WAV at once', async () => {
         const { session } = await answeredCall(stack, tenant, did);
+        // The caller talks through the recording (a caller who says nothing is silence).
+        await saysTone(session);
         const startSentAt = Date.now();
         const started = await startRecording(session, 'rec-1');
         const startSeenAt = Date.now();
@@ -169,7 +181,7 @@ for (const mode of ['file', 'stream'] as const) {
         expect(completed.duration).toBe(Math.round(wav.seconds * 1000) / 1000);
         expect(wav.seconds).toBeGreaterThan((stop.sentAt - startSeenAt) / 1000 - 0.1);
         expect(wav.seconds).toBeLessThan((stopSeenAt - startSentAt) / 1000);
-        expect(peak(wav.samples)).toBeGreaterThan(1000); // the simulator's tone, not silence
+        expect(peak(wav.samples)).toBeGreaterThan(1000); // what the caller says, not silence
 
         // file.wav is the session's latest recording: the same bytes.
         const latest = await get(`/api/v1/sessions/${session}/recording/file.wav`);

@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject, type TProperties } from 'typebox';
 
-// Body schemas of the 17 session commands and of dial. They live in shared/ because the api
+// Body schemas of the 19 session commands and of dial. They live in shared/ because the api
 // validates them and the media node executes their arguments: one definition, types derived.
 
 export const URL_PATTERN = '^https?://[^\\s]+$';
@@ -11,6 +11,15 @@ export const MAX_SEEK_MS = 86_400_000;
 export const COMMAND_UID_PATTERN = '^[a-zA-Z0-9._-]+$';
 
 export const AudioUrl = Type.String({ pattern: URL_PATTERN, maxLength: MAX_URL_LENGTH });
+
+/** A media stream's WebSocket URL; ws:// only where http:// webhooks are allowed (checked apart). */
+export const STREAM_URL_PATTERN = '^wss?://[^\\s]+$';
+/** Which audio a media stream carries: the caller's, what the call hears, or both. */
+export const STREAM_TRACKS = ['inbound', 'outbound', 'both'] as const;
+export type StreamTrack = (typeof STREAM_TRACKS)[number];
+export const MAX_CUSTOM_PARAMETERS = 16;
+export const MAX_CUSTOM_PARAMETER_LENGTH = 256;
+export const CUSTOM_PARAMETER_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 export const AudioUrls = Type.Array(AudioUrl, { minItems: 1, maxItems: MAX_URLS });
 
 const envelope = {
@@ -58,6 +67,33 @@ export const SessionCommandBodies = {
   'conference/leave': body({}),
   'conference/mute': body({}),
   'conference/unmute': body({}),
+  'stream/start': body({
+    url: Type.String({
+      pattern: STREAM_URL_PATTERN,
+      maxLength: MAX_URL_LENGTH,
+      description:
+        "The application's WebSocket server, which the media node connects to: wss://, or " +
+        'ws:// where ALLOW_HTTP_WEBHOOKS allows http://; the webhook_url address rules apply.',
+    }),
+    track: Type.Enum(STREAM_TRACKS, {
+      default: 'inbound',
+      description: 'The audio streamed: what the caller says, what the call hears, or both.',
+    }),
+    bidirectional: Type.Boolean({
+      default: false,
+      description: 'Whether audio the application sends back is played into the call.',
+    }),
+    custom_parameters: Type.Optional(
+      // The key rule as propertyNames, not a key pattern: a pattern key only constrains the keys
+      // that match it, and lets any other key through unchecked.
+      Type.Record(Type.String(), Type.String({ maxLength: MAX_CUSTOM_PARAMETER_LENGTH }), {
+        propertyNames: { pattern: CUSTOM_PARAMETER_NAME_PATTERN },
+        maxProperties: MAX_CUSTOM_PARAMETERS,
+        description: "Echoed in the stream's `start` frame.",
+      }),
+    ),
+  }),
+  'stream/stop': body({}),
 } satisfies Record<string, TObject>;
 
 export type SessionCommandName = keyof typeof SessionCommandBodies;

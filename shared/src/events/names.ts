@@ -1,4 +1,6 @@
-/** The 24 canonical event names of the contract, in its order. */
+/**
+ * Every event name: the 24 of the API contract, in its order, then the media-stream events.
+ */
 export const EVENT_NAMES = [
   'call.new',
   'call.answered',
@@ -24,6 +26,9 @@ export const EVENT_NAMES = [
   'conference.member.left',
   'conference.member.muted',
   'conference.member.unmuted',
+  'stream.started',
+  'stream.stopped',
+  'stream.failed',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

@@ -1,4 +1,5 @@
 import { Type, type Static, type TObject, type TProperties } from 'typebox';
+import { STREAM_TRACKS } from '../commands/schemas.js';
 import type { EventName } from './names.js';
 
 // Payload schemas of every event: the contract's fields, plus our own choices (docs/decisions/)
@@ -25,6 +26,15 @@ export const HANGUP_CAUSES = [
 export type HangupCause = (typeof HANGUP_CAUSES)[number];
 
 export const DIGITS_STATUSES = ['success', 'timeout', 'invalid', 'max_tries'] as const;
+
+/** Why a media stream that started ended. */
+export const STREAM_STOP_REASONS = ['stopped', 'hangup', 'closed_by_app', 'error'] as const;
+export type StreamStopReason = (typeof STREAM_STOP_REASONS)[number];
+
+const streamProps = {
+  stream_id: Type.String({ description: 'The operation_id of the stream/start that began it.' }),
+  command_uid: Str,
+};
 
 const memberProps = {
   room_id: Str,
@@ -91,6 +101,27 @@ export const EventPayloadSchemas = {
   'conference.member.left': session('conference.member.left', memberProps),
   'conference.member.muted': session('conference.member.muted', memberProps),
   'conference.member.unmuted': session('conference.member.unmuted', memberProps),
+  'stream.started': session('stream.started', {
+    ...streamProps,
+    url: Str,
+    track: Type.Enum(STREAM_TRACKS),
+    bidirectional: Type.Boolean(),
+  }),
+  'stream.stopped': session('stream.stopped', {
+    ...streamProps,
+    reason: Type.Enum(STREAM_STOP_REASONS),
+    duration_ms: Type.Integer({ minimum: 0 }),
+    frames_sent: Type.Integer({ minimum: 0, description: 'Media frames sent to the application.' }),
+    frames_received: Type.Integer({
+      minimum: 0,
+      description: 'Media frames received from the application.',
+    }),
+  }),
+  'stream.failed': session('stream.failed', {
+    ...streamProps,
+    url: Str,
+    reason: Type.String({ description: 'Why the stream could not start.' }),
+  }),
 } satisfies Record<EventName, TObject>;
 
 type Schemas = typeof EventPayloadSchemas;

@@ -44,6 +44,10 @@ export const ScriptCode = {
   SESSION_ENDED: -25,
   /** The DID routes to another app than the caller expected; the value is that app ('' for none). */
   DID_ROUTE_CHANGED: -26,
+  /** stream/start on a session whose media stream is running (the session's `stream` field). */
+  STREAM_ALREADY_RUNNING: -27,
+  /** stream/stop on a session without a media stream. */
+  NO_STREAM: -28,
 } as const;
 
 export type ScriptCodeName = keyof typeof ScriptCode;

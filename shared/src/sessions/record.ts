@@ -8,7 +8,8 @@ export type DialStatus = 'dialing' | 'ringing' | 'early_media' | 'answered' | 'e
 
 /**
  * A session hash in Redis. Field names are a contract shared with the Lua scripts
- * (`session_command.lua` reads `app_id`, `node`, `conf_*`), so they are listed here once.
+ * (`sessionCommand.lua` reads `app_id`, `conf_*`, `ended_at`, `stream`), so they are listed here
+ * once.
  */
 export interface SessionRecord {
   readonly app_id: string;
@@ -35,6 +36,11 @@ export interface SessionRecord {
   readonly duration_seconds?: number;
   /** Every recording started on the session, oldest first. */
   readonly recording_ids: readonly string[];
+  /**
+   * The running media stream's id (the operation_id of its stream/start), absent when none: set
+   * by stream/start in sessionCommands-n.lua, cleared by the media node when the stream ends.
+   */
+  readonly stream?: string;
 }
 
 export type NewSession = Pick<
@@ -128,6 +134,7 @@ export function parseSession(raw: Record<string, string>): SessionRecord {
     ...(isHangupCause(raw.hangup_cause) ? { hangup_cause: raw.hangup_cause } : {}),
     ...optionalNumber('duration_seconds', raw.duration_seconds),
     recording_ids: raw.recording_ids ? raw.recording_ids.split(',') : [],
+    ...(raw.stream ? { stream: raw.stream } : {}),
   };
 }
 

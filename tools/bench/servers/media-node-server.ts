@@ -21,6 +21,7 @@ const node = await startMediaNode(
     FS_ESL_PASSWORD: process.env.BENCH_ESL_PASSWORD,
     CAPACITY: process.env.BENCH_CAPACITY,
     METRICS_PORT: '0',
+    RECORDING_PORT: '0',
     PLAYBACK_CACHE_DIR: cacheDir,
     LOG_LEVEL: process.env.BENCH_NODE_LOG_LEVEL ?? 'error',
   }),

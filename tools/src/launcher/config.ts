@@ -38,7 +38,13 @@ export const LauncherEnv = Type.Object({
   }),
   SIM_HTTP_PORT: port(8090, 'Control API of the FreeSWITCH simulator (place calls, press digits).'),
   SIM_ESL_PORT: port(8021, 'Event-socket port of the simulator.'),
-  SIM_SIP_PORT: port(5080, "SIP trunk port of the simulator (FreeSWITCH's external profile port)."),
+  SIM_SIP_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65_535,
+    default: 5080,
+    description:
+      "SIP trunk port of the simulator (FreeSWITCH's external profile port); `0`: any free port.",
+  }),
   FS_ESL_HOST: Type.Optional(
     Type.String({
       minLength: 1,

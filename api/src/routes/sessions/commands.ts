@@ -10,6 +10,7 @@ import { Type } from 'typebox';
 import { DeferredReply, MembershipReply } from '../../domain/command-replies.js';
 import { SessionCommands } from '../../domain/session-commands.js';
 import { ErrorBody, errorBody } from '../../errors/schema.js';
+import { COMMAND_ERRORS } from './command-errors.js';
 
 /** Session command route: body limit 64 KiB. */
 export const COMMAND_BODY_LIMIT = 64 * 1024;
@@ -29,6 +30,7 @@ const REQUIRES_BODY: ReadonlySet<SessionCommandName> = new Set([
   'playback/seek',
   'play_and_get_digits',
   'conference/join',
+  'stream/start',
 ]);
 
 const isMembership = (command: SessionCommandName): boolean => command.startsWith('conference/');
@@ -55,6 +57,7 @@ const commandRoutes: FastifyPluginAsyncTypebox = async (app) => {
             ...(isMembership(command)
               ? { 200: MembershipReply, 202: MembershipReply }
               : { 202: DeferredReply }),
+            ...COMMAND_ERRORS[command],
             422: UidReused,
             '4xx': ErrorBody,
             '5xx': ErrorBody,

@@ -5,7 +5,7 @@ import type { SimContext } from '../core/context.js';
 import { normalizeCause } from '../core/causes.js';
 import { DTMF_DEFAULT_SAMPLES, MESSAGE_LATENCY_MS } from '../core/timing.js';
 import { uuidRecord } from '../media/recorder.js';
-import { uuidAudioStream } from '../media/audio-stream.js';
+import { uuidAudioStream } from './audio-stream.js';
 import type { ApiHandler } from './types.js';
 
 export const NO_CHANNEL = '-ERR No such channel!\n';
@@ -183,7 +183,8 @@ export const CHANNEL_COMMANDS: Record<string, ApiHandler> = {
   uuid_send_dtmf: uuidSendDtmf,
   uuid_recv_dtmf: uuidRecvDtmf,
   uuid_record: withChannel((ch, argv) => uuidRecord(ch, argv)),
-  uuid_audio_stream: withChannel((ch, argv, ctx) => uuidAudioStream(ctx, ch, argv)),
+  // mod_audio_stream's own parsing and replies (an unknown uuid is -ERR Operation Failed).
+  uuid_audio_stream: uuidAudioStream,
   uuid_transfer: uuidTransfer,
   sched_hangup: schedHangup,
   hupall,

@@ -42,7 +42,8 @@ export class FilePlayback {
     this.ch.fire('PLAYBACK_START', { tail: [fileHeader] });
     if (this.suspended) player.suspend();
     this.ch.executor.poke();
-    const how = await player.start();
+    this.ch.playing++;
+    const how = await player.start().finally(() => this.ch.playing--);
     this.current = undefined;
     const ms = Math.round(Math.min(player.position(), resolved.durationMs));
     const samples = Math.round(ms * 8);

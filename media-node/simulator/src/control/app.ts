@@ -1,5 +1,6 @@
 // The simulator's HTTP control API: place inbound calls, press digits, hang up as the far end,
-// and decide how dialled numbers answer. Schemas sit beside the routes that use them.
+// make the caller speak and hear what the call heard (audio-routes.ts), and decide how dialled
+// numbers answer. Schemas sit beside the routes that use them.
 import fastify, { type FastifyError } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Logger } from '@voicegw/shared';
@@ -8,6 +9,7 @@ import { placeInboundCall } from '../core/inbound.js';
 import { isKnownCause } from '../core/causes.js';
 import { DEFAULT_BEHAVIOR } from '../core/numbers.js';
 import { DTMF_SPACING_MS, MESSAGE_LATENCY_MS } from '../core/timing.js';
+import { registerAudioRoutes } from './audio-routes.js';
 
 const CallBody = Type.Object(
   {
@@ -131,6 +133,8 @@ export async function buildControlApp(sw: SimSwitch, log: Logger) {
       return reply.code(202).send({ uuid: ch.uuid, cause });
     },
   );
+
+  registerAudioRoutes(app, sw);
 
   app.put<{ Params: Static<typeof NumberParams>; Body: NumberBodyT }>(
     '/sim/numbers/:number',

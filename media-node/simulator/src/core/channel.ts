@@ -5,6 +5,7 @@ import type { FsEvent, Header } from '../esl/event.js';
 import { normalizeCause, q850 } from './causes.js';
 import { Executor, type AppHandle } from './executor.js';
 import { TEARDOWN_DELAY_MS, sleep } from './timing.js';
+import type { CallAudio, CallAudioRegistry } from '../media/call-audio.js';
 import {
   channelHeaders,
   localStamp,
@@ -21,6 +22,8 @@ export interface ChannelHost {
   readonly log: Logger;
   /** The live channels by uuid: a channel is in it from its creation to its teardown. */
   readonly channels: Map<string, Channel>;
+  /** Every call's audio tracks, kept a while after the call ends. */
+  readonly audio: CallAudioRegistry;
   /** Counts sessions for `status` and HEARTBEAT. */
   noteSession(): void;
   fireIfHeard(name: string, addHeaders: (event: FsEvent) => void): void;
@@ -55,10 +58,14 @@ export class Channel {
   readonly times: ChannelTimes;
   readonly executor: Executor;
   readonly bugs = new Set<MediaBug>();
+  /** What the caller says and what the call hears. */
+  readonly audio: CallAudio;
   state: ChannelStateName = 'CS_NEW';
   callState: CallState = 'DOWN';
   answerState: AnswerState = 'ringing';
   hitDialplan = false;
+  /** Files playing into the leg: a writer, which mod_audio_stream's mixed/stereo need. */
+  playing = 0;
   hangupCause: string | undefined;
   /** The other leg (loopback pair); it hangs up with this one. */
   peer: Channel | undefined;
@@ -94,6 +101,7 @@ export class Channel {
     for (const [k, v] of init.vars ?? []) this.vars.set(k, v);
     this.executor = new Executor(this, (app, arg) => ctx.launch(this, app, arg), ctx.log);
     ctx.channels.set(this.uuid, this);
+    this.audio = ctx.audio.open(this.uuid);
     ctx.noteSession();
   }
 
@@ -224,6 +232,7 @@ export class Channel {
     this.fire('CHANNEL_DESTROY');
     this.setState('CS_DESTROY');
     this.ctx.channels.delete(this.uuid);
+    this.ctx.audio.close(this.uuid);
     this.resolveEnded();
   }
 

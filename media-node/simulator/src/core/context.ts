@@ -8,6 +8,7 @@ import type { Channel } from './channel.js';
 import type { CallingSite, Identity } from './event-factory.js';
 import type { AppHandle } from './executor.js';
 import type { MediaResolver } from '../media/audio-source.js';
+import type { CallAudioRegistry } from '../media/call-audio.js';
 import type { NumberBook } from './numbers.js';
 import type { ConferenceRegistry } from '../conference/conference.js';
 import type { Trunk } from '../trunk/trunk.js';
@@ -25,6 +26,8 @@ export interface SimContext {
   readonly channels: Map<string, Channel>;
   readonly numbers: NumberBook;
   readonly media: MediaResolver;
+  /** Every call's audio (what it says, what it hears), kept a while after it ends. */
+  readonly audio: CallAudioRegistry;
   readonly conferences: ConferenceRegistry;
   /** The SIP trunk to other simulators (originate to sofia/<profile>/<user>@<host>:<port>). */
   readonly trunk: Trunk;

@@ -8,6 +8,7 @@ import type { Channel } from './channel.js';
 import { EventFactory, type CallingSite, type Identity } from './event-factory.js';
 import { NumberBook } from './numbers.js';
 import { MediaResolver } from '../media/audio-source.js';
+import { CallAudioRegistry } from '../media/call-audio.js';
 import { ConferenceRegistry } from '../conference/conference.js';
 import { APPS } from '../apps/index.js';
 import { createApi, type ApiResult } from '../api/index.js';
@@ -32,6 +33,7 @@ export class SimSwitch implements SimContext {
   readonly channels = new Map<string, Channel>();
   readonly numbers = new NumberBook();
   readonly media: MediaResolver;
+  readonly audio = new CallAudioRegistry();
   readonly conferences: ConferenceRegistry;
   readonly trunk: Trunk;
   readonly gateways: ReadonlySet<string>;

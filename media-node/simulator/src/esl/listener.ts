@@ -153,7 +153,8 @@ export class Listener implements EventSink {
     const [cmd = '', ...argv] = rest.split(' ');
     const result = await this.sw.api(cmd, argv.join(' '));
     const body = typeof result === 'string' ? result : result.body;
-    this.write(apiResponse(body));
+    // mod_event_socket's api_exec: a command that wrote nothing answers "-ERR no reply".
+    this.write(apiResponse(body || '-ERR no reply\n'));
     if (typeof result !== 'string') result.after?.();
   }
 

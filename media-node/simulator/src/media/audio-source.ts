@@ -40,19 +40,24 @@ export class MediaResolver {
   }
 
   private async fetchUrl(url: string): Promise<Resolved> {
+    const buf = await this.fetchBytes(url);
+    return buf ? fromBytes(buf, url) : NOT_FOUND;
+  }
+
+  /** An HTTP(S) file's bytes (a 200 within the time and size limits), else undefined. */
+  async fetchBytes(url: string): Promise<Buffer | undefined> {
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
       if (res.status !== 200) {
         await res.body?.cancel();
         this.log.debug({ url, status: res.status }, 'media fetch failed');
-        return NOT_FOUND;
+        return undefined;
       }
       const buf = Buffer.from(await res.arrayBuffer());
-      if (buf.length > MAX_BYTES) return NOT_FOUND;
-      return fromBytes(buf, url);
+      return buf.length > MAX_BYTES ? undefined : buf;
     } catch (err) {
       this.log.debug({ url, err: (err as Error).message }, 'media fetch error');
-      return NOT_FOUND;
+      return undefined;
     }
   }
 

@@ -1,157 +1,280 @@
-// uuid_audio_stream, as mod_audio_stream does it: a real WebSocket client that sends the
-// optional metadata as a text message, then L16 PCM in 20 ms binary frames at real-time pace
-// (mono/mixed: one channel; stereo: caller and callee interleaved), and reports through CUSTOM
-// mod_audio_stream::connect|disconnect|error|json events carrying the channel and a JSON body.
+// One mod_audio_stream stream (the `audio_stream` media bug): a real WebSocket client that sends
+// what the call says (and hears) in 20 ms L16 frames at real-time pace, writes the raw
+// `streamAudio` its server sends into what the call hears, and reports through CUSTOM
+// mod_audio_stream::* events. Its lifecycle is the module's: `::error` closes the stream itself;
+// a server that closes the socket gets `::disconnect` and the bug stays, silent, until stop or
+// hangup; stop and hangup clear the callbacks first, so no event follows them.
+import { unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import type { Channel, MediaBug } from '../core/channel.js';
 import type { SimContext } from '../core/context.js';
 import { channelHeaders } from '../core/channel-headers.js';
+import { CALL_RATE, FRAME_MS, FRAME_SAMPLES, nowSample, slotOf } from './clock.js';
+import { captureFrame, channelsOf, type MixType } from './stream-frames.js';
+import { parseStreamMessage } from './stream-message.js';
+import { StreamWriter } from './stream-writer.js';
+import {
+  BUG_HEADERS,
+  CONNECT_TIMEOUT_MS,
+  EVENT_SITE,
+  FAILURE,
+  NORMAL_CLOSE,
+  SEND_QUEUE_LIMIT,
+  connectedBody,
+  disconnectedBody,
+  errorBody,
+  socketFailure,
+  subclassOf,
+  type StreamEvent,
+  type StreamFailure,
+} from './stream-protocol.js';
 
-const FRAME_MS = 20;
+/** A start's arguments and the STREAM_* channel variables it read. */
+export interface StreamSettings {
+  readonly url: string;
+  readonly mix: MixType;
+  readonly rate: number;
+  readonly metadata: string | undefined;
+  /** STREAM_BUFFER_SIZE/20: frames per binary message, and the write buffer's length. */
+  readonly bufferFrames: number;
+  /** Offer permessage-deflate (unless STREAM_MESSAGE_DEFLATE is true). */
+  readonly deflate: boolean;
+  /** STREAM_HEART_BEAT: seconds between pings, 0 for none. */
+  readonly heartBeatSec: number;
+  /** STREAM_EXTRA_HEADERS. */
+  readonly headers: Readonly<Record<string, string>>;
+}
 
-class AudioStream implements MediaBug {
-  private ws: WebSocket | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private phase = 0;
-  private framesSent = 0;
-  private startedAt = 0;
+export interface StreamStatus {
+  readonly url: string;
+  readonly mix: MixType;
+  readonly rate: number;
+  readonly state: 'connecting' | 'connected' | 'disconnected';
+  readonly paused: boolean;
+  /** The write buffer: its size, what it holds, and what waits for room in it. */
+  readonly size_ms: number;
+  readonly buffered_ms: number;
+  readonly waiting_ms: number;
+}
+
+type Phase =
+  /** Attached, the connection not launched yet (or failing at once). */
+  | { readonly name: 'starting' }
+  | { readonly name: 'connecting'; readonly ws: WebSocket; readonly timeout: NodeJS.Timeout }
+  | {
+      readonly name: 'connected';
+      readonly ws: WebSocket;
+      readonly ping: NodeJS.Timeout | undefined;
+    }
+  /** The server closed the socket: the bug stays attached, sending nothing. */
+  | { readonly name: 'disconnected' }
+  | { readonly name: 'closed' };
+
+export class AudioStream implements MediaBug {
+  private phase: Phase = { name: 'starting' };
+  private readonly writer: StreamWriter;
+  /** The write thread's soft timer; the same ticks pace the frames sent. */
+  private readonly clock: NodeJS.Timeout;
+  private nextReadSlot = 0;
   private paused = false;
-  private closed = false;
+  private batch: Buffer[] = [];
+  /** Frames held while an injection waits (the module's socket thread is asleep then). */
+  private outbox: Buffer[] = [];
+  private readonly files: string[] = [];
+  /** Slots this stream's write thread wrote into the call (a writer for mixed/stereo). */
+  private readonly written = new Set<number>();
 
   constructor(
     private readonly ctx: SimContext,
     readonly ch: Channel,
-    private readonly url: string,
-    private readonly channels: 1 | 2,
-    private readonly rate: number,
-    private readonly metadata: string | undefined,
-  ) {}
+    readonly settings: StreamSettings,
+  ) {
+    const capacity = ((FRAME_SAMPLES * settings.rate) / CALL_RATE) * settings.bufferFrames;
+    this.writer = new StreamWriter(
+      capacity,
+      (at, frame) => {
+        this.written.add(at);
+        ch.audio.hear(at, frame);
+      },
+      nowSample(),
+    );
+    this.clock = setInterval(() => this.tick(), FRAME_MS);
+  }
 
+  status(): StreamStatus {
+    const { url, mix, rate } = this.settings;
+    const name = this.phase.name;
+    const state = name === 'starting' ? 'connecting' : name === 'closed' ? 'disconnected' : name;
+    return { url, mix, rate, state, paused: this.paused, ...this.writer.status() };
+  }
+
+  /** Launches the connection; the bug's MEDIA_BUG_START follows the API reply. */
   open(): void {
-    const ws = new WebSocket(this.url);
-    this.ws = ws;
-    ws.on('open', () => {
-      this.notify('connect', { status: 'connected' });
-      if (this.metadata) ws.send(this.metadata);
-      this.startedAt = performance.now();
-      this.timer = setInterval(() => this.pump(), FRAME_MS);
+    setImmediate(() => this.ch.fire('MEDIA_BUG_START', { pre: [...BUG_HEADERS] }));
+    const { url, deflate, headers } = this.settings;
+    // An empty port: libwsc fails in its thread, after start has answered +OK.
+    if (/^wss?:\/\/[^/:]*:(\/|$)/.test(url)) {
+      setImmediate(() => this.fail(FAILURE.badTarget));
+      return;
+    }
+    // libwsc resolves IPv4 only (bufferevent_socket_connect_hostname with AF_INET).
+    // libwsc sends an Origin of the target's host and port.
+    const origin = `http://${new URL(url).host}`;
+    const ws = new WebSocket(url, { perMessageDeflate: deflate, origin, headers, family: 4 });
+    const timeout = setTimeout(() => this.fail(FAILURE.timeout), CONNECT_TIMEOUT_MS);
+    this.phase = { name: 'connecting', ws, timeout };
+    ws.on('open', () => this.onOpen(ws));
+    ws.on('unexpected-response', (req, res) => {
+      this.fail(FAILURE.upgrade);
+      res.resume();
+      req.destroy();
+    });
+    ws.on('error', (err: NodeJS.ErrnoException) => {
+      this.fail(this.phase.name === 'connecting' ? socketFailure(err.code) : FAILURE.protocol);
     });
     ws.on('message', (data, isBinary) => {
-      if (!isBinary) this.notify('json', undefined, Buffer.from(data as Buffer).toString('utf8'));
+      // The module binds no binary callback: only text frames mean something.
+      if (!isBinary) this.onText(Buffer.from(data as Buffer).toString('utf8'));
     });
-    ws.on('error', (err) => {
-      this.notify('error', { status: 'error', message: err.message });
-    });
-    ws.on('close', (code, reason) => {
-      const wasOpen = this.timer !== undefined;
-      this.halt();
-      this.ch.bugs.delete(this);
-      if (wasOpen || !this.closed) {
-        this.notify('disconnect', { status: 'disconnected', code, reason: reason.toString() });
-      }
-      this.closed = true;
-    });
+    ws.on('close', (code, reason) => this.onClose(code, reason.toString('utf8')));
   }
 
   setPaused(paused: boolean): void {
     this.paused = paused;
+    this.batch = [];
   }
 
-  sendText(text: string): boolean {
-    if (this.ws?.readyState !== WebSocket.OPEN) return false;
-    this.ws.send(text);
-    return true;
+  /** send_text: a text frame if connected; either way the command succeeds. */
+  sendText(text: string): void {
+    if (this.phase.name === 'connected') this.phase.ws.send(text);
   }
 
+  /** API stop, with its optional last text frame; MEDIA_BUG_STOP follows the reply. */
+  stop(text?: string): void {
+    if (text !== undefined) this.sendText(text);
+    this.close('afterReply');
+  }
+
+  /** At CS_HANGUP, before CHANNEL_HANGUP_COMPLETE. */
   stopOnHangup(): void {
-    this.close();
+    this.close('now');
   }
 
-  close(): void {
-    this.halt();
-    if (this.ws && this.ws.readyState <= WebSocket.OPEN) this.ws.close(1000, 'stream closed');
+  private onOpen(ws: WebSocket): void {
+    if (this.phase.name !== 'connecting') return;
+    clearTimeout(this.phase.timeout);
+    const { heartBeatSec, metadata } = this.settings;
+    const ping = heartBeatSec > 0 ? setInterval(() => ws.ping(), heartBeatSec * 1000) : undefined;
+    this.phase = { name: 'connected', ws, ping };
+    this.nextReadSlot = slotOf(nowSample()) + FRAME_SAMPLES;
+    if (metadata) ws.send(metadata);
+    this.notify('connect', connectedBody());
   }
 
-  private halt(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
-  /** Sends every frame that is due, so timer jitter never changes the total rate. */
-  private pump(): void {
-    const due = Math.floor((performance.now() - this.startedAt) / FRAME_MS);
-    while (this.framesSent < due && this.ws?.readyState === WebSocket.OPEN) {
-      this.framesSent++;
-      this.ws.send(this.paused ? this.frame(true) : this.frame(false));
+  private onText(text: string): void {
+    if (this.phase.name !== 'connected') return;
+    const msg = parseStreamMessage(text, {
+      rate: this.settings.rate,
+      channels: channelsOf(this.settings.mix),
+    });
+    if (msg.kind === 'raw') {
+      this.writer.offer(msg.pcm, nowSample());
+      if (this.writer.isWaiting) this.phase.ws.pause();
+    } else if (msg.kind === 'file') {
+      const file = join(tmpdir(), `${this.ch.uuid}_${this.files.length}.tmp${msg.ext}`);
+      this.files.push(file);
+      writeFile(file, msg.bytes).then(
+        () => this.notify('play', JSON.stringify({ ...msg.data, file })),
+        () => this.notify('json', text),
+      );
+    } else {
+      this.notify('json', text);
     }
   }
 
-  private frame(silent: boolean): Buffer {
-    const samples = (this.rate * FRAME_MS) / 1000;
-    const buf = Buffer.alloc(samples * this.channels * 2);
-    for (let i = 0; i < samples; i++) {
-      const v = silent ? 0 : Math.round(Math.sin(this.phase) * 6000);
-      this.phase += (2 * Math.PI * 440) / this.rate;
-      for (let c = 0; c < this.channels; c++)
-        buf.writeInt16LE(c === 0 ? v : v >> 1, (i * this.channels + c) * 2);
-    }
-    return buf;
+  private onClose(code: number, reason: string): void {
+    if (this.phase.name !== 'connected') return;
+    // 1006: TCP ended without a CLOSE frame, which libwsc reports as an I/O error.
+    if (code === 1006) return this.fail(FAILURE.abnormal);
+    // What is buffered still plays: the write thread runs until stop or hangup.
+    this.endPhase();
+    this.phase = { name: 'disconnected' };
+    this.notify('disconnect', disconnectedBody(code, reason));
   }
 
-  private notify(kind: string, body?: Record<string, unknown>, raw?: string): void {
-    const ev = this.ctx.createEvent(
-      'CUSTOM',
-      ['mod_audio_stream.c', 'responseHandler', 52],
-      `mod_audio_stream::${kind}`,
-    );
+  /** libwsc reported an error: `::error`, then the module closes the stream itself. */
+  private fail(failure: StreamFailure): void {
+    if (this.phase.name === 'closed') return;
+    this.notify('error', errorBody(failure));
+    this.close('now');
+  }
+
+  /** Clears the callbacks first (no event after this), closes the socket, removes the bug. */
+  private close(when: 'now' | 'afterReply'): void {
+    if (this.phase.name === 'closed') return;
+    const ws = 'ws' in this.phase ? this.phase.ws : undefined;
+    this.endPhase();
+    this.phase = { name: 'closed' };
+    clearInterval(this.clock);
+    this.writer.clear();
+    if (ws) {
+      ws.removeAllListeners();
+      ws.on('error', () => undefined);
+      // A socket paused by back-pressure must read again to see the server's CLOSE.
+      if (ws.isPaused) ws.resume();
+      if (ws.readyState === WebSocket.OPEN) ws.close(NORMAL_CLOSE.code, NORMAL_CLOSE.reason);
+      else ws.terminate();
+    }
+    for (const file of this.files.splice(0)) unlink(file).catch(() => undefined);
+    if (!this.ch.bugs.delete(this)) return;
+    const bugStop = () => this.ch.fire('MEDIA_BUG_STOP', { pre: [...BUG_HEADERS] });
+    if (when === 'now') bugStop();
+    else setImmediate(bugStop);
+  }
+
+  private endPhase(): void {
+    if (this.phase.name === 'connecting') clearTimeout(this.phase.timeout);
+    if (this.phase.name === 'connected') clearInterval(this.phase.ping);
+  }
+
+  private tick(): void {
+    const now = nowSample();
+    this.writer.tick(now);
+    if (this.phase.name !== 'connected') return;
+    const ws = this.phase.ws;
+    if (!this.writer.isWaiting) {
+      if (ws.isPaused) ws.resume();
+      for (const frame of this.outbox.splice(0)) ws.send(frame);
+    }
+    for (; this.nextReadSlot + FRAME_SAMPLES <= now; this.nextReadSlot += FRAME_SAMPLES) {
+      const wrote = this.written.delete(this.nextReadSlot);
+      if (this.paused) continue;
+      // switch_core_media_bug_read with fill: a mixed/stereo frame needs both directions, so
+      // nothing is sent while nothing writes to the leg (a parked call).
+      if (this.settings.mix !== 'mono' && !wrote && this.ch.playing === 0) continue;
+      this.batch.push(
+        captureFrame(this.ch.audio, this.nextReadSlot, this.settings.mix, this.settings.rate),
+      );
+      if (this.batch.length < this.settings.bufferFrames) continue;
+      const message = Buffer.concat(this.batch.splice(0));
+      if (!this.writer.isWaiting) ws.send(message);
+      else if (this.outbox.length < SEND_QUEUE_LIMIT) this.outbox.push(message);
+    }
+  }
+
+  private notify(kind: StreamEvent, body: string): void {
+    if (this.phase.name === 'closed') return; // the module clears its callbacks first
+    const ev = this.ctx.createEvent('CUSTOM', EVENT_SITE, subclassOf(kind));
     ev.headers.push(...channelHeaders(this.ch, true));
-    const text = raw ?? (body ? JSON.stringify(body) : undefined);
-    if (text !== undefined) ev.body = text;
+    ev.body = body;
     this.ctx.fire(ev);
   }
 }
 
-function streams(ch: Channel): AudioStream[] {
-  return [...ch.bugs].filter((b): b is AudioStream => b instanceof AudioStream);
-}
-
-/** `uuid_audio_stream <uuid> start <ws-url> <mono|mixed|stereo> <8k|16k> [metadata]` and friends. */
-export function uuidAudioStream(ctx: SimContext, ch: Channel, argv: string[]): string {
-  const [action, ...rest] = argv;
-  const current = streams(ch)[0];
-  switch (action) {
-    case 'start': {
-      const [url = '', mix = 'mono', rateSpec = '8k', ...meta] = rest;
-      if (!/^wss?:\/\//.test(url) || !['mono', 'mixed', 'stereo'].includes(mix) || current) {
-        return '-ERR Operation Failed\n';
-      }
-      const rate = rateSpec === '16k' ? 16000 : rateSpec === '8k' ? 8000 : Number(rateSpec);
-      if (!Number.isInteger(rate) || rate <= 0 || rate % 8000 !== 0)
-        return '-ERR Operation Failed\n';
-      const stream = new AudioStream(
-        ctx,
-        ch,
-        url,
-        mix === 'stereo' ? 2 : 1,
-        rate,
-        meta.join(' ') || undefined,
-      );
-      ch.bugs.add(stream);
-      stream.open();
-      return '+OK Success\n';
-    }
-    case 'stop':
-      if (!current) return '-ERR Operation Failed\n';
-      current.close();
-      return '+OK Success\n';
-    case 'pause':
-    case 'resume':
-      if (!current) return '-ERR Operation Failed\n';
-      current.setPaused(action === 'pause');
-      return '+OK Success\n';
-    case 'send_text':
-      return current?.sendText(rest.join(' ')) ? '+OK Success\n' : '-ERR Operation Failed\n';
-    default:
-      return '-USAGE: <uuid> [start | stop | send_text | pause | resume | graceful-shutdown ] [wss-url | path] [mono | mixed | stereo] [8000 | 16000] [metadata]\n';
-  }
+/** The stream on a channel: its `audio_stream` bug, if attached. */
+export function streamOf(ch: Channel): AudioStream | undefined {
+  for (const bug of ch.bugs) if (bug instanceof AudioStream) return bug;
+  return undefined;
 }

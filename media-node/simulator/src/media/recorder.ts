@@ -9,13 +9,15 @@ import { promisify } from 'node:util';
 import { dirname, extname } from 'node:path';
 import { wavHeader } from '@voicegw/shared';
 import type { Channel, MediaBug } from '../core/channel.js';
+import { CALL_RATE as RATE, msToSamples, nowSample } from './clock.js';
+import { toL16 } from './pcm.js';
 
 const FORMATS = new Set(['.wav', '.mp3']);
 const OPEN_MS = 10;
-const RATE = 8000;
 /** How often the audio due so far is appended (FreeSWITCH's record thread buffers similarly). */
 const WRITE_MS = 100;
-const TONE_HZ = 440;
+/** Appends stay this far behind now, so that a stream's write thread has put its frames in. */
+const LAG_SAMPLES = msToSamples(60);
 
 const openFd = promisify(open);
 
@@ -44,17 +46,11 @@ class WavFile {
     this.masked = on;
   }
 
-  /** Appends the samples up to `totalSamples` (a tone, or silence while masked). */
-  writeUpTo(totalSamples: number): void {
+  /** Appends the samples up to `totalSamples`: `read(offset, count)`, or silence while masked. */
+  writeUpTo(totalSamples: number, read: (offset: number, count: number) => Int16Array): void {
     const count = totalSamples - this.samples;
     if (count <= 0) return;
-    const data = Buffer.alloc(count * 2);
-    if (!this.masked) {
-      for (let i = 0; i < count; i++) {
-        const t = (this.samples + i) / RATE;
-        data.writeInt16LE(Math.round(Math.sin(2 * Math.PI * TONE_HZ * t) * 6000), i * 2);
-      }
-    }
+    const data = this.masked ? Buffer.alloc(count * 2) : toL16(read(this.samples, count));
     writeSync(this.fd, data, 0, data.length, 44 + this.samples * 2);
     this.samples = totalSamples;
   }
@@ -66,7 +62,8 @@ class WavFile {
 }
 
 class Recording implements MediaBug {
-  private readonly startedAt = performance.now();
+  /** The clock sample it began at: sample i of the file is the call's audio at start + i. */
+  private readonly start = nowSample();
   private limitTimer: NodeJS.Timeout | undefined;
   private writer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -82,13 +79,16 @@ class Recording implements MediaBug {
       this.limitTimer = setTimeout(() => this.stop('success-maxtime')(), limitSec * 1000 - 40);
     }
     if (file) {
-      this.writer = setInterval(() => file.writeUpTo(this.samplesNow()), WRITE_MS);
+      this.writer = setInterval(
+        () => file.writeUpTo(Math.max(0, this.samplesNow() - LAG_SAMPLES), this.read),
+        WRITE_MS,
+      );
       this.writer.unref();
     }
   }
 
   mask(on: boolean): void {
-    this.file?.writeUpTo(this.samplesNow());
+    this.file?.writeUpTo(this.samplesNow(), this.read);
     this.file?.mask(on);
   }
 
@@ -106,7 +106,7 @@ class Recording implements MediaBug {
     const samples = this.samplesNow();
     const ms = Math.floor(samples / (RATE / 1000));
     try {
-      this.file?.writeUpTo(samples);
+      this.file?.writeUpTo(samples, this.read);
       this.file?.close();
     } catch {
       // The file went away under the recording; FreeSWITCH reports the stop all the same.
@@ -129,8 +129,12 @@ class Recording implements MediaBug {
     return () => this.ch.fire('MEDIA_BUG_STOP', { pre: bugHeaders });
   }
 
+  /** What the call says and hears, mixed, as FreeSWITCH records a call. */
+  private readonly read = (offset: number, count: number): Int16Array =>
+    this.ch.audio.both(this.start + offset, count);
+
   private samplesNow(): number {
-    return Math.round(((performance.now() - this.startedAt) * RATE) / 1000);
+    return nowSample() - this.start;
   }
 }
 

@@ -1,5 +1,7 @@
-// Just enough RIFF/WAVE to read a file's duration, and to write the test tones.
-import { wavHeader } from '@voicegw/shared';
+// Just enough RIFF/WAVE to read a file's duration and samples, and to write the test tones.
+import { readWavLayout, wavDataBytes, wavHeader } from '@voicegw/shared';
+import { CALL_RATE } from './clock.js';
+import { foldChannels, fromL16, resample } from './pcm.js';
 
 export interface WavInfo {
   readonly sampleRate: number;
@@ -46,4 +48,19 @@ export function makeToneWav(durationMs: number, sampleRate = 8000, freq = 440): 
     data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * freq * i) / sampleRate) * 8000), i * 2);
   }
   return Buffer.concat([wavHeader(data.length, sampleRate, 1), data]);
+}
+
+/**
+ * A 16-bit PCM WAV as call audio (8 kHz mono): other rates resampled, channels averaged;
+ * undefined for anything else.
+ */
+export function wavToCallAudio(buf: Buffer): Int16Array | undefined {
+  const layout = readWavLayout(buf);
+  if (!layout || layout.sampleRate <= 0) return undefined;
+  const data = buf.subarray(
+    layout.dataOffset,
+    layout.dataOffset + wavDataBytes(layout, buf.length),
+  );
+  const mono = foldChannels(fromL16(data), layout.channels, 'average');
+  return resample(mono, layout.sampleRate, CALL_RATE);
 }

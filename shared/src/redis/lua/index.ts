@@ -21,6 +21,7 @@ import { roomControl } from './roomControl.js';
 import { roomPlaybackDone } from './roomPlaybackDone.js';
 import { sessionCommands } from './sessionCommands.js';
 import { settleLane } from './settleLane.js';
+import { streamEnded } from './streamEnded.js';
 import { updateSession } from './updateSession.js';
 import { webhookFailed } from './webhookFailed.js';
 
@@ -53,6 +54,7 @@ export const SCRIPT_BUILDERS = {
   roomPlaybackDone,
   sessionCommands,
   settleLane,
+  streamEnded,
   updateSession,
   webhookFailed,
 } as const;

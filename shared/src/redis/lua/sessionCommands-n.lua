@@ -8,7 +8,8 @@
   shared/src/redis/lua/sessionCommands.ts, through `--- @include "batchLayout"`):
   KEYS[k+1] ipWindow: rate window: app + client IP, 1 s
   KEYS[k+2] appWindow: rate window: app, 60 s
-  KEYS[k+3] session: session hash
+  KEYS[k+3] session: session hash (stream/start sets its `stream` field to the message's
+            operation_id: the running media stream's id)
   KEYS[k+4] heartbeat: owning node's heartbeat
   KEYS[k+5] claim: command_uid claim (when claimTtlMs > 0)
   KEYS[k+6] cooldown: cooldown marker of the group (when cooldownMs > 0)
@@ -17,7 +18,8 @@
   KEYS[k+9] roomMembers: room members zset (conference/join; else unused)
   (a slot a command does not use holds RedisKeys.unused(): it is never touched)
   ARGV[a+1] appId: app id
-  ARGV[a+2] ipLimit: ip limit
+  ARGV[a+2] ipLimit: ip limit; -1 when the api counted both windows before the script (a
+            command whose check resolves host names), whose slots then hold unused keys
   ARGV[a+3] ipWindowMs: ip window ms
   ARGV[a+4] appLimit: app limit
   ARGV[a+5] appWindowMs: app window ms
@@ -42,6 +44,8 @@
     RATE_LIMITED, retry_ms    SESSION_NOT_FOUND    SESSION_OF_ANOTHER_APP    COOLDOWN
     ROOM_NOT_FOUND    ROOM_OF_ANOTHER_APP    IN_DIFFERENT_ROOM    NOT_IN_CONFERENCE
     STILL_JOINING    ALREADY_MUTED    ALREADY_UNMUTED    STILL_LEAVING    COMMAND_UID_REUSED
+    STREAM_ALREADY_RUNNING (stream/start while `stream` is set)    NO_STREAM (stream/stop while
+    it is not)
     COMMAND_FAILED, message  the command raised an error (its writes so far stay, as in any
                              script)
 ]]

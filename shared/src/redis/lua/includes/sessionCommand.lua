@@ -1,5 +1,6 @@
--- One session command: rate limits, ownership, node liveness, idempotency, conference state
--- rules, cooldown, claim, state change and XADD to the owning node's command stream.
+-- One session command: rate limits, ownership, node liveness, idempotency, conference and
+-- media stream state rules, cooldown, claim, state change and XADD to the owning node's command
+-- stream.
 -- Its KEYS_EACH keys are KEYS[k + 1..] and its ARGV_EACH arguments ARGV[a + 1..], laid out as
 -- sessionCommands-n.lua's header says (offsets rather than copied tables: this runs for every
 -- command). Failures answer ScriptCode codes.
@@ -14,11 +15,16 @@ local function sessionCommand(k, a, alive)
   local appId, command = ARGV[a + 1], ARGV[a + 6]
   local sessionKey, heartbeatKey, claimKey = KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
 
-  local wait = fixedWindow(KEYS[k + 1], tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
-  if wait == 0 then wait = fixedWindow(KEYS[k + 2], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])) end
-  if wait > 0 then return {ScriptCode.RATE_LIMITED, wait} end
+  -- A negative ip limit: the api counted the request's windows before (both slots unused).
+  local ipLimit = tonumber(ARGV[a + 2])
+  if ipLimit >= 0 then
+    local wait = fixedWindow(KEYS[k + 1], ipLimit, tonumber(ARGV[a + 3]))
+    if wait == 0 then wait = fixedWindow(KEYS[k + 2], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])) end
+    if wait > 0 then return {ScriptCode.RATE_LIMITED, wait} end
+  end
 
-  local s = redis.call('HMGET', sessionKey, 'app_id', 'conf_room', 'conf_state', 'conf_muted', 'ended_at')
+  local s = redis.call('HMGET', sessionKey,
+    'app_id', 'conf_room', 'conf_state', 'conf_muted', 'ended_at', 'stream')
   if not s[1] then return {ScriptCode.SESSION_NOT_FOUND} end
   if s[1] ~= appId then return {ScriptCode.SESSION_OF_ANOTHER_APP} end
   -- An ended session lingers a while for the dial status lookup; commands no longer reach it.
@@ -45,6 +51,7 @@ local function sessionCommand(k, a, alive)
   end
 
   local room, state, muted = s[2] or '', s[3] or 'none', s[4] == '1'
+  local stream = s[6] or ''
   -- The body of a deferred command's 202 is the api's own (ARGV[a + 9]); only a body made here
   -- is returned.
   local body = nil
@@ -79,6 +86,13 @@ local function sessionCommand(k, a, alive)
       body = membership('unmuted', room)
       change = {'conf_muted', '0'}
     end
+  elseif command == 'stream/start' then
+    -- One media stream per session. Its id is the operation_id of this stream/start; the media
+    -- node clears the field when the stream ends (streamEnded).
+    if stream ~= '' then return {ScriptCode.STREAM_ALREADY_RUNNING} end
+    change = {'stream', cjson.decode(ARGV[a + 10]).operation_id}
+  elseif command == 'stream/stop' then
+    if stream == '' then return {ScriptCode.NO_STREAM} end
   end
 
   local cooldown = tonumber(ARGV[a + 7])

@@ -2,10 +2,11 @@ import { BlockList } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * IPv4 ranges a webhook must never reach unless the operator allows it: private (RFC 1918),
- * loopback, link-local (cloud metadata lives at 169.254.169.254), and the IANA special-purpose
- * ranges that are not the public internet (this network, CGNAT, IETF protocol assignments,
- * documentation, benchmarking, multicast, reserved and broadcast).
+ * IPv4 ranges the gateway never connects to for an app (a webhook, a media stream) unless the
+ * operator allows it: private (RFC 1918), loopback, link-local (cloud metadata lives at
+ * 169.254.169.254), and the IANA special-purpose ranges that are not the public internet (this
+ * network, CGNAT, IETF protocol assignments, documentation, benchmarking, multicast, reserved and
+ * broadcast).
  */
 const FORBIDDEN_IPV4 = [
   ['0.0.0.0', 8],
@@ -80,9 +81,10 @@ function embeddedIPv4(address: ipaddr.IPv6): string | undefined {
 }
 
 /**
- * True for an IP address a webhook must not reach: one in a forbidden range, or an IPv6 address
- * that embeds a forbidden IPv4 address (NAT64, 6to4, mapped, SIIT or compatible forms) and so
- * would be translated or tunnelled to it. Anything that is not an IP address is false.
+ * True for an IP address a webhook or a media stream must not reach: one in a forbidden range,
+ * or an IPv6 address that embeds a forbidden IPv4 address (NAT64, 6to4, mapped, SIIT or
+ * compatible forms) and so would be translated or tunnelled to it. Anything that is not an IP
+ * address is false.
  */
 export function isForbiddenAddress(ip: string): boolean {
   // A zone index (fe80::1%eth0) selects an interface; it does not change what is reached.
