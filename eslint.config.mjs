@@ -5,6 +5,25 @@ import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
+/**
+ * A workspace is imported through its package entry or a subpath it exports (`subpaths`), never
+ * by a path into another workspace's sources.
+ */
+const deepImports = (subpaths) => ({
+  group: [
+    '@voicegw/*/*',
+    ...subpaths.map((subpath) => `!${subpath}`),
+    '**/shared/src/**',
+    '**/api/src/**',
+    '**/media-node/src/**',
+    '**/simulator/src/**',
+    '**/tools/src/**',
+  ],
+  message:
+    'Import another workspace through its package entry (@voicegw/<name>, or a ' +
+    'subpath it exports such as @voicegw/shared/bus).',
+});
+
 export default tseslint.config(
   {
     ignores: [
@@ -80,23 +99,12 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              group: [
-                '@voicegw/*/*',
-                '!@voicegw/shared/bus',
-                '!@voicegw/simulator/client',
-                '!@voicegw/tools/launcher',
-                '!@voicegw/tools/generate',
-                '**/shared/src/**',
-                '**/api/src/**',
-                '**/media-node/src/**',
-                '**/simulator/src/**',
-                '**/tools/src/**',
-              ],
-              message:
-                'Import another workspace through its package entry (@voicegw/<name>, or a ' +
-                'subpath it exports such as @voicegw/shared/bus).',
-            },
+            deepImports([
+              '@voicegw/shared/bus',
+              '@voicegw/simulator/client',
+              '@voicegw/tools/launcher',
+              '@voicegw/tools/generate',
+            ]),
           ],
         },
       ],
@@ -117,20 +125,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            {
-              group: [
-                '@voicegw/*/*',
-                '!@voicegw/shared/bus',
-                '**/shared/src/**',
-                '**/api/src/**',
-                '**/media-node/src/**',
-                '**/simulator/src/**',
-                '**/tools/src/**',
-              ],
-              message:
-                'Import another workspace through its package entry (@voicegw/<name>, or a ' +
-                'subpath it exports such as @voicegw/shared/bus).',
-            },
+            deepImports(['@voicegw/shared/bus']),
             {
               group: ['@voicegw/tools', '@voicegw/tools/*', '@voicegw/bench', '**/tools/**'],
               message: 'Production code cannot load development tooling (@voicegw/tools).',
