@@ -5,3 +5,4 @@ export { MediaNodeEnv, loadMediaNodeConfig } from './config.js';
 export type { MediaNodeConfig } from './config.js';
 export { mapHangupCause } from './session/causes.js';
 export { NODE_SUBSCRIPTION } from './esl/event.js';
+export { encodeL16, decodeToL16, decodeSample } from './media-stream/g711.js';

@@ -24,6 +24,8 @@ export interface BenchOptions {
    * round next to each other in time, and the median round is reported.
    */
   readonly rounds: number;
+  /** Concurrent bidirectional streams of the media-streams scenario's latency figures. */
+  readonly streams: number;
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -34,6 +36,7 @@ export const USAGE = `npm run bench [-- options]
   --cpu-prof <dir>    V8 CPU profiles of the servers under test, one folder each (BENCH_CPU_PROF)
   --sessions <n>      live sessions the media-node scenario ramps up to (BENCH_SESSIONS, default 1000)
   --rounds <n>        alternating rounds of api-command and webhooks (BENCH_ROUNDS, default 3)
+  --streams <n>       concurrent streams of media-streams' latency figures (BENCH_STREAMS, default 100)
   --help`;
 
 class OptionsError extends Error {
@@ -64,6 +67,7 @@ export function parseOptions(
       'cpu-prof': { type: 'string' },
       sessions: { type: 'string' },
       rounds: { type: 'string' },
+      streams: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -82,5 +86,6 @@ export function parseOptions(
         : resolve(env.INIT_CWD ?? process.cwd(), profileDir),
     sessions: positive('sessions', values.sessions ?? env.BENCH_SESSIONS, 1000, true),
     rounds: positive('rounds', values.rounds ?? env.BENCH_ROUNDS, 3, true),
+    streams: positive('streams', values.streams ?? env.BENCH_STREAMS, 100, true),
   };
 }

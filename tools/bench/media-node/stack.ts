@@ -92,8 +92,14 @@ export class MediaStack {
     return this.sim.info.password ?? 'ClueCon';
   }
 
-  async startGateway(apps: number, capacity: number): Promise<Gateway> {
+  /** `extraEnv`: more settings for the node and the api (the media-streams scenario's). */
+  async startGateway(
+    apps: number,
+    capacity: number,
+    extraEnv: Readonly<Record<string, string>> = {},
+  ): Promise<Gateway> {
     const env = {
+      ...extraEnv,
       BENCH_REDIS_URL: this.redisServer.url,
       BENCH_REDIS_PREFIX: KEY_PREFIX,
       BENCH_HOP_SAMPLE: String(HOP_SAMPLE),

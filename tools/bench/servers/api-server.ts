@@ -12,6 +12,9 @@ const config = loadApiConfig({
   REDIS_PREFIX: process.env.BENCH_REDIS_PREFIX,
   HOST: '127.0.0.1',
   PORT: '0',
+  // The media-streams scenario's echo application: ws:// on loopback.
+  ALLOW_LOCALHOST_WEBHOOKS: process.env.BENCH_ALLOW_LOCALHOST_WEBHOOKS ?? 'false',
+  ALLOW_HTTP_WEBHOOKS: process.env.BENCH_ALLOW_LOCALHOST_WEBHOOKS ?? 'false',
 });
 const app = await buildApp({ config });
 await app.listen({ port: config.PORT, host: config.HOST });
