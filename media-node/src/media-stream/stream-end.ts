@@ -17,7 +17,7 @@ export async function publishStreamEnd(
   await node.scripts.run(
     lua.streamEnded(
       { session: node.keys.session(payload.session_uuid), events: node.keys.events() },
-      { streamId: payload.stream_id, event: eventArgs(appId, payload, metadata) },
+      { streamId: payload.stream_id, event: eventArgs(appId, payload, metadata), orphaned: '0' },
     ),
   );
 }

@@ -38,7 +38,8 @@ export interface SessionRecord {
   readonly recording_ids: readonly string[];
   /**
    * The running media stream's id (the operation_id of its stream/start), absent when none: set
-   * by stream/start in sessionCommands-n.lua, cleared by the media node when the stream ends.
+   * by stream/start in sessionCommands-n.lua (with its command_uid in `stream_uid`), cleared by
+   * the media node when the stream ends, or by the sweeper when that node died (streamEnded).
    */
   readonly stream?: string;
 }

@@ -4,5 +4,5 @@ import { defineScript } from '../script-spec.js';
 export const streamEnded = defineScript({
   name: 'streamEnded',
   keys: ['session', 'events'],
-  args: ['streamId', ['event', 4]],
+  args: ['streamId', ['event', 4], 'orphaned'],
 });

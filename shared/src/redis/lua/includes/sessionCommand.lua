@@ -88,9 +88,11 @@ local function sessionCommand(k, a, alive)
     end
   elseif command == 'stream/start' then
     -- One media stream per session. Its id is the operation_id of this stream/start; the media
-    -- node clears the field when the stream ends (streamEnded).
+    -- node clears the field when the stream ends (streamEnded). Its command_uid too: the sweeper
+    -- ends the stream of a node that died, and its event names the command.
     if stream ~= '' then return {ScriptCode.STREAM_ALREADY_RUNNING} end
-    change = {'stream', cjson.decode(ARGV[a + 10]).operation_id}
+    local message = cjson.decode(ARGV[a + 10])
+    change = {'stream', message.operation_id, 'stream_uid', message.command_uid}
   elseif command == 'stream/stop' then
     if stream == '' then return {ScriptCode.NO_STREAM} end
   end
