@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeSample } from '@voicegw/media-node';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { wsText as text } from '../lib/ws-text.js';
 
 /**
  * The application both sides stream to, in the load generator's process so that it stamps
@@ -14,15 +15,6 @@ const CODE_IS_LOUD = Uint8Array.from(
   { length: 256 },
   (_, c) => +(Math.abs(decodeSample(c)) > 1000),
 );
-
-/** A text frame's content (ws hands over a Buffer unless told otherwise). */
-const text = (data: RawData): string =>
-  (Buffer.isBuffer(data)
-    ? data
-    : Array.isArray(data)
-      ? Buffer.concat(data)
-      : Buffer.from(data)
-  ).toString('utf8');
 
 /** A tone's onset as the app saw it: the frame's arrival and its echo's departure (ms). */
 export interface Onset {

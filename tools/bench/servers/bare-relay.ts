@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { decodeToL16, encodeL16 } from '@voicegw/media-node';
 import { EslClient } from '@voicegw/simulator/client';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { wsText as text } from '../lib/ws-text.js';
 import { answerMemoryRequests, serveUntilStopped } from './protocol.js';
 
 /**
@@ -16,15 +17,6 @@ import { answerMemoryRequests, serveUntilStopped } from './protocol.js';
 const TICK_MS = 20;
 /** One tick of 8 kHz L16: what the module takes per tick. */
 const CHUNK_BYTES = 320;
-
-/** A text frame's content (ws hands over a Buffer unless told otherwise). */
-const text = (data: RawData): string =>
-  (Buffer.isBuffer(data)
-    ? data
-    : Array.isArray(data)
-      ? Buffer.concat(data)
-      : Buffer.from(data)
-  ).toString('utf8');
 
 interface Relay {
   readonly app: WebSocket;
