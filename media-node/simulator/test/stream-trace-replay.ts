@@ -4,11 +4,8 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
-  A_LEG_EVENTS,
-  B_LEG_EVENTS,
-  isStreamEvent,
   median,
-  normalizeBody,
+  streamEvent,
   type StreamEvent,
   type StreamFixture,
   type WsConnection,
@@ -174,20 +171,8 @@ export async function replayStream(
   for (const ev of client.events) {
     const label = labelOf.get(ev['Unique-ID'] ?? '');
     if (!label) continue;
-    const name = ev['Event-Name'] ?? '';
-    const bug = ev['Media-Bug-Function'];
-    const wanted = label.startsWith('{A') ? A_LEG_EVENTS : B_LEG_EVENTS;
-    if (!wanted.has(name) || !isStreamEvent(name, ev['Event-Subclass'], bug)) continue;
-    const out: StreamEvent = { name };
-    if (name === 'CUSTOM')
-      Object.assign(out, {
-        subclass: ev['Event-Subclass'],
-        body: normalizeBody(normalize(ev._body ?? '')),
-      });
-    if (bug) Object.assign(out, { bug });
-    if (name === 'DTMF')
-      Object.assign(out, { digit: ev['DTMF-Digit'], duration: ev['DTMF-Duration'] });
-    (legs[label] ??= []).push(out);
+    const out = streamEvent(ev, label, normalize);
+    if (out) (legs[label] ??= []).push(out);
   }
 
   const ws = conns.map(({ socket: _socket, times, ...c }): WsConnection => {
