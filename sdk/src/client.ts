@@ -163,6 +163,16 @@ export class Sessions {
   conferenceUnmute = this.bind('conference/unmute');
   streamStart = this.bind('stream/start');
   streamStop = this.bind('stream/stop');
+  /** Connects the session to another of the app's answered sessions: `call.bridged` on both. */
+  bridge = this.bind('bridge');
+  /** Separates a bridged session from its peer, both staying up: `call.unbridged` on both. */
+  unbridge = this.bind('unbridge');
+  /**
+   * Calls `to` and bridges it to the session once it answers. The answer's `peer_session_uuid`
+   * is the new leg (its events carry `parent_session_uuid`); the command.result, within
+   * `timeout_ms`, says its `outcome`.
+   */
+  transfer = this.bind('transfer');
 
   /**
    * A recording of the session as a stream of WAV bytes: `recordingId`'s, or the latest one

@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'invalid_webhook_url'
   | 'invalid_stream_url'
   | 'bidirectional_track'
+  | 'bridge_to_itself'
   | 'body_length_mismatch'
   | 'bad_request'
   | 'malformed_request'
@@ -25,11 +26,13 @@ export type ErrorCode =
   | 'invalid_admin_key'
   | 'session_forbidden'
   | 'room_forbidden'
+  | 'peer_forbidden'
   | 'cid_not_allowed'
   | 'route_not_found'
   | 'session_not_found'
   | 'room_not_found'
   | 'not_in_conference'
+  | 'peer_not_found'
   | 'dial_not_found'
   | 'app_not_found'
   | 'cid_not_found'
@@ -43,6 +46,12 @@ export type ErrorCode =
   | 'still_leaving'
   | 'stream_already_running'
   | 'no_stream'
+  | 'not_answered'
+  | 'in_conference'
+  | 'already_bridged'
+  | 'not_bridged'
+  | 'bridge_pending'
+  | 'bridged'
   | 'did_taken'
   | 'webhooks_off'
   | 'app_disabled'
@@ -257,6 +266,8 @@ export type AppConfigRequest = {
     | 'stream.started'
     | 'stream.stopped'
     | 'stream.failed'
+    | 'call.bridged'
+    | 'call.unbridged'
   >;
   /** Requests per minute; 0 means the default of 100 */
   rate_limit?: number;
@@ -418,6 +429,11 @@ export interface SessionCommandBodies {
   answer: {
     command_uid?: string;
   };
+  bridge: {
+    command_uid?: string;
+    /** The other session: of the same app, answered, in no room and in no bridge. */
+    session_uuid: string;
+  };
   'conference/join': {
     command_uid?: string;
     room_id: string;
@@ -492,11 +508,28 @@ export interface SessionCommandBodies {
   'stream/stop': {
     command_uid?: string;
   };
+  transfer: {
+    command_uid?: string;
+    from: string;
+    max_duration_sec?: number;
+    /** The new leg's session metadata, as dial's. */
+    metadata?: Record<string, unknown>;
+    timeout_sec?: number;
+    to: string;
+  };
+  unbridge: {
+    command_uid?: string;
+  };
 }
 
 /** The 2xx answer of every session command. */
 export interface SessionCommandAnswers {
   answer: {
+    operation_id: string;
+    status: 'in_progress';
+    timeout_ms: 2000;
+  };
+  bridge: {
     operation_id: string;
     status: 'in_progress';
     timeout_ms: 2000;
@@ -587,6 +620,19 @@ export interface SessionCommandAnswers {
     status: 'in_progress';
     timeout_ms: 2000;
   };
+  transfer: {
+    operation_id: string;
+    /** The new leg's session, created with this answer: its session.dialing and later events carry `parent_session_uuid`. */
+    peer_session_uuid: string;
+    status: 'in_progress';
+    /** The ring time (`timeout_sec` × 1000) plus 2000 ms for the bridge. */
+    timeout_ms: number;
+  };
+  unbridge: {
+    operation_id: string;
+    status: 'in_progress';
+    timeout_ms: 2000;
+  };
 }
 
 /** The payload of every event, by name (the contract's fields; the envelope is added in webhooks.ts). */
@@ -604,6 +650,8 @@ export interface EventPayloads {
     session_uuid: string;
     command_uid?: string;
     success?: boolean;
+    /** A transfer's new leg: the session that transferred. */
+    parent_session_uuid?: string;
   };
   'call.hangup': {
     event: 'call.hangup';
@@ -611,6 +659,8 @@ export interface EventPayloads {
     session_uuid: string;
     hangup_cause: 'completed' | 'busy' | 'rejected' | 'no_answer' | 'unavailable' | 'failed';
     duration_seconds: number;
+    /** A transfer's new leg: the session that transferred. */
+    parent_session_uuid?: string;
   };
   dtmf: {
     event: 'dtmf';
@@ -628,6 +678,10 @@ export interface EventPayloads {
     command_uid: string;
     success: boolean;
     error?: string;
+    /** A transfer's: how its new leg ended up. */
+    outcome?: 'answered' | 'busy' | 'no_answer' | 'rejected' | 'failed';
+    /** A transfer's: its new leg; a bridge's: the other session. */
+    peer_session_uuid?: string;
   };
   'playback.started': {
     event: 'playback.started';
@@ -678,6 +732,8 @@ export interface EventPayloads {
     session_uuid: string;
     to: string;
     from: string;
+    /** A transfer's new leg: the session that transferred. */
+    parent_session_uuid?: string;
   };
   'session.ringing': {
     event: 'session.ringing';
@@ -685,6 +741,8 @@ export interface EventPayloads {
     session_uuid: string;
     to: string;
     from: string;
+    /** A transfer's new leg: the session that transferred. */
+    parent_session_uuid?: string;
   };
   'session.early_media': {
     event: 'session.early_media';
@@ -692,6 +750,8 @@ export interface EventPayloads {
     session_uuid: string;
     to: string;
     from: string;
+    /** A transfer's new leg: the session that transferred. */
+    parent_session_uuid?: string;
   };
   'conference.created': {
     event: 'conference.created';
@@ -797,5 +857,24 @@ export interface EventPayloads {
     url: string;
     /** Why the stream could not start. */
     reason: string;
+  };
+  'call.bridged': {
+    event: 'call.bridged';
+    /** Session identifier `<prefix>-<uuid>`. */
+    session_uuid: string;
+    /** The other session of the bridge. */
+    peer_session_uuid: string;
+    /** The bridge or transfer command that connected them. */
+    command_uid: string;
+  };
+  'call.unbridged': {
+    event: 'call.unbridged';
+    /** Session identifier `<prefix>-<uuid>`. */
+    session_uuid: string;
+    /** The other session of the bridge. */
+    peer_session_uuid: string;
+    reason: 'unbridged' | 'peer_hangup' | 'hangup' | 'error';
+    /** How long the two were connected. */
+    duration_ms: number;
   };
 }

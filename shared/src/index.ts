@@ -29,8 +29,16 @@ export {
   HANGUP_CAUSES,
   DIGITS_STATUSES,
   STREAM_STOP_REASONS,
+  UNBRIDGE_REASONS,
+  TRANSFER_OUTCOMES,
 } from './events/payloads.js';
-export type { EventPayload, HangupCause, StreamStopReason } from './events/payloads.js';
+export type {
+  EventPayload,
+  HangupCause,
+  StreamStopReason,
+  UnbridgeReason,
+  TransferOutcome,
+} from './events/payloads.js';
 export type { EventEnvelope } from './events/envelope.js';
 export { RedisStreamPublisher, envelope, eventArgs, EVENT_FIELDS } from './events/publisher.js';
 export type { EventPublisher } from './events/publisher.js';
@@ -48,6 +56,7 @@ export {
   AudioUrl,
   AudioUrls,
   ISRAELI_NUMBER_PATTERN,
+  RING_TIMEOUT_SEC,
   STREAM_TRACKS,
   STREAM_URL_PATTERN,
   MAX_CUSTOM_PARAMETERS,
@@ -67,6 +76,7 @@ export type {
 export {
   COMMAND_FIELD,
   DEFERRED_TIMEOUT_MS,
+  transferTimeoutMs,
   encodeCommand,
   decodeCommand,
 } from './commands/stream.js';
@@ -74,6 +84,7 @@ export { COMMAND_GROUP, NODE_LOST, failedResult } from './commands/failure.js';
 export type {
   CommandMessage,
   SessionCommandMessage,
+  SessionCommandMessageArgs,
   RoomCommandMessage,
   RoomCommandName,
   DialCommandMessage,
@@ -99,8 +110,21 @@ export type { ScriptArg, ScriptRun } from './redis/script-spec.js';
 export { ScriptBatcher } from './redis/script-batcher.js';
 export type { BatchReply, ScriptBatcherOptions } from './redis/script-batcher.js';
 
-export { SessionStore, addSession, parseSession, sessionFields } from './sessions/record.js';
-export type { SessionRecord, NewSession, ConferenceState, DialStatus } from './sessions/record.js';
+export {
+  SessionStore,
+  addSession,
+  parseSession,
+  sessionFields,
+  BRIDGE_STATES,
+} from './sessions/record.js';
+export type {
+  SessionRecord,
+  NewSession,
+  ConferenceState,
+  DialStatus,
+  BridgeState,
+  SessionBridge,
+} from './sessions/record.js';
 export {
   RecordingStore,
   parseRecording,
@@ -125,6 +149,8 @@ export { failDeadNodeCommands } from './cluster/dead-commands.js';
 export { endOrphan } from './cluster/orphan.js';
 export { recordHangup } from './sessions/hangup.js';
 export type { HangupRecord } from './sessions/hangup.js';
+export { recordUnbridge, clearRefusedBridge } from './sessions/unbridge.js';
+export type { UnbridgeRecord } from './sessions/unbridge.js';
 export type { FreeswitchState, NodeHeartbeat, LiveNode } from './nodes/registry.js';
 
 export { createMetricsRegistry, LabelledChildren } from './metrics.js';

@@ -66,6 +66,10 @@ function answer(appId: string, session: string, tag: string) {
       commandStream: keys.commandStream(prefix),
       room: keys.room(''),
       roomMembers: keys.roomMembers(''),
+      peer: keys.unused(),
+      peerHeartbeat: keys.unused(),
+      callerIds: keys.unused(),
+      liveSessions: keys.unused(),
     },
     {
       appId,
@@ -81,6 +85,9 @@ function answer(appId: string, session: string, tag: string) {
       roomId: '',
       sessionId: session,
       fingerprint: '',
+      refusedWhileBridged: 0,
+      peerId: '',
+      peerFields: '',
     },
   );
 }

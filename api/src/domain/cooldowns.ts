@@ -15,6 +15,8 @@ const CONFERENCE = { name: 'conference', ms: 2000 } as const;
 const CONFERENCE_MUTE = { name: 'conference_mute', ms: 2000 } as const;
 // Our own group: a media stream's start and stop (docs/decisions/media-streams.md).
 const STREAM = { name: 'stream', ms: 1000 } as const;
+// Our own group: connecting calls (docs/decisions/connecting-calls.md).
+const CONNECT = { name: 'connect', ms: 1000 } as const;
 
 /** Per-session cooldown of every command; answer, hangup and disconnect have none. */
 export const COOLDOWNS: Record<SessionCommandName, CooldownGroup | undefined> = {
@@ -37,6 +39,9 @@ export const COOLDOWNS: Record<SessionCommandName, CooldownGroup | undefined> = 
   'conference/unmute': CONFERENCE_MUTE,
   'stream/start': STREAM,
   'stream/stop': STREAM,
+  bridge: CONNECT,
+  unbridge: CONNECT,
+  transfer: CONNECT,
 };
 
 /** Per-room cooldowns of the room playback controls. */

@@ -14,6 +14,23 @@ export const appNotFound = (appId: string): GatewayError =>
 export const conferenceNameTaken = (existing: string): GatewayError =>
   new GatewayError('CONFERENCE_NAME_TAKEN', { body: { detail: { room_id: existing } } });
 
+/** The bridge refusals that can be about either session: the message and detail say which. */
+const PEER_MESSAGES = {
+  NOT_ANSWERED: 'The peer session is not answered',
+  IN_CONFERENCE: 'The peer session is in a conference',
+  ALREADY_BRIDGED: 'The peer session is already bridged',
+} as const satisfies Partial<Record<ErrorName, string>>;
+
+const eitherSession =
+  (name: keyof typeof PEER_MESSAGES) =>
+  ({ values }: Failure): GatewayError => {
+    const peer = values[0] === 'peer';
+    return new GatewayError(name, {
+      ...(peer ? { message: PEER_MESSAGES[name] } : {}),
+      body: { detail: { session: peer ? 'peer' : 'self' } },
+    });
+  };
+
 /**
  * The catalogue error of each script result code the api answers with, whichever script
  * answered it (codes the callers act on themselves, like ROOM_MEMBERS_CHANGED, have none).
@@ -42,6 +59,14 @@ const CATALOGUE: { readonly [C in ScriptCodeName]?: ErrorName | ((f: Failure) =>
   SESSION_EXISTS: 'DIAL_FAILED',
   STREAM_ALREADY_RUNNING: 'STREAM_ALREADY_RUNNING',
   NO_STREAM: 'NO_STREAM',
+  PEER_NOT_FOUND: 'PEER_NOT_FOUND',
+  PEER_OF_ANOTHER_APP: 'PEER_FORBIDDEN',
+  NOT_ANSWERED: eitherSession('NOT_ANSWERED'),
+  IN_CONFERENCE: eitherSession('IN_CONFERENCE'),
+  ALREADY_BRIDGED: eitherSession('ALREADY_BRIDGED'),
+  NOT_BRIDGED: 'NOT_BRIDGED',
+  BRIDGE_PENDING: 'BRIDGE_PENDING',
+  BRIDGED: 'BRIDGED',
 };
 
 /**

@@ -75,6 +75,11 @@ export const ERRORS = {
     message: 'A bidirectional stream carries the inbound track only',
     when: '`stream/start` with `bidirectional: true` and a `track` other than `inbound`.',
   },
+  BRIDGE_TO_ITSELF: {
+    status: 400,
+    message: 'A session cannot be bridged to itself',
+    when: "`bridge`'s `session_uuid` is the commanded session's own id.",
+  },
   // HTTP-level faults the framework or node's parser finds before any route runs.
   BODY_LENGTH_MISMATCH: {
     status: 400,
@@ -128,10 +133,15 @@ export const ERRORS = {
     message: 'Room belongs to a different application',
     when: 'The room exists but belongs to another app.',
   },
+  PEER_FORBIDDEN: {
+    status: 403,
+    message: 'The peer session belongs to a different application',
+    when: "`bridge`'s `session_uuid` is a session of another app.",
+  },
   CID_NOT_ALLOWED: {
     status: 403,
     message: 'from is not on the caller-ID allow-list',
-    when: "A dial's `from` is not on the app's caller-ID allow-list.",
+    when: "A dial's or a transfer's `from` is not on the app's caller-ID allow-list.",
   },
   // 404
   ROUTE_NOT_FOUND: {
@@ -153,6 +163,11 @@ export const ERRORS = {
     status: 404,
     message: 'Session is not in a conference',
     when: '`conference/leave`, `mute` or `unmute` for a session in no room.',
+  },
+  PEER_NOT_FOUND: {
+    status: 404,
+    message: 'Peer session not found',
+    when: "`bridge`'s `session_uuid` names no live session, or its media node is gone.",
   },
   DIAL_NOT_FOUND: {
     status: 404,
@@ -219,6 +234,47 @@ export const ERRORS = {
     status: 409,
     message: 'Session has no media stream',
     when: '`stream/stop` while no media stream of the session is running.',
+  },
+  NOT_ANSWERED: {
+    status: 409,
+    message: 'Session is not answered',
+    when:
+      '`bridge` or `transfer` on a session not answered yet, or `bridge` to one; ' +
+      '`detail.session` says which, `self` or `peer` (whose message says so).',
+  },
+  IN_CONFERENCE: {
+    status: 409,
+    message: 'Session is in a conference; use conference/leave first',
+    when:
+      '`bridge` or `transfer` on a session in a conference room, or `bridge` to one; ' +
+      '`detail.session` says which, `self` or `peer`.',
+  },
+  ALREADY_BRIDGED: {
+    status: 409,
+    message: 'Session is already bridged; use unbridge first',
+    when:
+      '`bridge` or `transfer` on a session bridged, being bridged or unbridged, or in a ' +
+      'ringing transfer (either side); or `bridge` to one; `detail.session` says which.',
+  },
+  NOT_BRIDGED: {
+    status: 409,
+    message: 'Session is not bridged',
+    when: '`unbridge` on a session in no bridge.',
+  },
+  BRIDGE_PENDING: {
+    status: 409,
+    message:
+      'Session is being bridged or unbridged, or its transfer is ringing; wait for its event',
+    when:
+      '`unbridge` before `call.bridged`, after another `unbridge`, or while a transfer rings ' +
+      '(hang up its new leg to cancel it).',
+  },
+  BRIDGED: {
+    status: 409,
+    message: 'Session is bridged; use unbridge first',
+    when:
+      '`playback/start`, `playback/silence`, `play_and_get_digits` or `conference/join` on a ' +
+      'bridged session, or one being bridged or transferred.',
   },
   DID_TAKEN: {
     status: 409,
@@ -315,7 +371,9 @@ export const ERRORS = {
   NO_FS_CAPACITY: {
     status: 503,
     message: 'No outbound capacity; retry with backoff',
-    when: 'Every media node is at its outbound channel limit.',
+    when:
+      "Every media node is at its outbound channel limit (dial), or the session's node is, or " +
+      'is draining (transfer).',
   },
   NO_MEDIA_NODE: {
     status: 503,

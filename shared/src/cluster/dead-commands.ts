@@ -1,10 +1,11 @@
 import { COMMAND_GROUP, failedResult, NODE_LOST } from '../commands/failure.js';
-import { COMMAND_FIELD, decodeCommand } from '../commands/stream.js';
+import { COMMAND_FIELD, decodeCommand, type SessionCommandMessage } from '../commands/stream.js';
 import { eventArgs } from '../events/publisher.js';
 import { SCRIPT_BUILDERS as lua } from '../redis/lua/index.js';
 import { ScriptCode } from '../redis/script-codes.js';
 import { compareStreamIds, toRecord } from '../redis/stream-ids.js';
 import type { ClusterContext } from './context.js';
+import { endOrphan } from './orphan.js';
 
 /** The consumer name under which a sweeper takes a dead node's unread commands. */
 const SWEEPER_CONSUMER = 'orphan-sweeper';
@@ -18,7 +19,8 @@ type Entry = [id: string, fields: string[]];
  * unread in its stream and those its consumer read but never acknowledged. Each gets one
  * command.result (success false, NODE_LOST), before the sweeper's call.hangup of its session.
  * Exactly once rests on failDeadCommands-3.lua, which acknowledges and publishes in one step and
- * does nothing once the node beats again. Resolves with how many entries were answered.
+ * does nothing once the node beats again. A transfer's new leg that the node never placed ends
+ * after the transfer's result (unplacedLegs). Resolves with how many entries were answered.
  */
 export async function failDeadNodeCommands(ctx: ClusterContext, prefix: string): Promise<number> {
   const stream = ctx.keys.commandStream(prefix);
@@ -41,10 +43,28 @@ export async function failDeadNodeCommands(ctx: ClusterContext, prefix: string):
         ),
       ),
     );
-    if (done === ScriptCode.NODE_ALIVE) break; // the node is back: its own consumer answers the rest
+    if (done === ScriptCode.NODE_ALIVE) return answered; // the node is back: its own consumer answers the rest
     answered += done;
   }
+  for (const leg of await unplacedLegs(ctx, prefix, open)) await endOrphan(ctx, leg, prefix);
   return answered;
+}
+
+/**
+ * The new legs of the entries' transfers that their node never placed: the api created each
+ * leg's session with the transfer, and the node adds it to its sessions before it originates.
+ * Nobody else would end them, as the transfer is answered now and never runs; a leg the node
+ * did place is one of its sessions, ended with the others once ORPHAN_TIMEOUT_MS have passed.
+ */
+async function unplacedLegs(ctx: ClusterContext, prefix: string, entries: Entry[]) {
+  const legs: string[] = [];
+  for (const [, fields] of entries) {
+    const message = decode(fields);
+    if (message?.kind !== 'session' || message.command !== 'transfer') continue;
+    const leg = (message as SessionCommandMessage<'transfer'>).args.peer_session_uuid;
+    if (!(await ctx.redis.sismember(ctx.keys.nodeSessions(prefix), leg))) legs.push(leg);
+  }
+  return legs;
 }
 
 /** Entries nobody acknowledged: pending in the group, or beyond what it has delivered. */

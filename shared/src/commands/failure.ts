@@ -21,5 +21,15 @@ export function failedResult(
     command_uid: message.command_uid,
     success: false,
     error,
+    ...transferFailure(message),
   };
 }
+
+/** A transfer's failure also says how its new leg ended up, and names the leg. */
+const transferFailure = (message: SessionCommandMessage) =>
+  isTransfer(message)
+    ? { outcome: 'failed' as const, peer_session_uuid: message.args.peer_session_uuid }
+    : {};
+
+const isTransfer = (message: SessionCommandMessage): message is SessionCommandMessage<'transfer'> =>
+  message.command === 'transfer';

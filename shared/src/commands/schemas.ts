@@ -1,6 +1,7 @@
 import { Type, type Static, type TObject, type TProperties } from 'typebox';
+import { SESSION_ID_PATTERN } from '../ids.js';
 
-// Body schemas of the 19 session commands and of dial. They live in shared/ because the api
+// Body schemas of the 22 session commands and of dial. They live in shared/ because the api
 // validates them and the media node executes their arguments: one definition, types derived.
 
 export const URL_PATTERN = '^https?://[^\\s]+$';
@@ -21,6 +22,20 @@ export const MAX_CUSTOM_PARAMETERS = 16;
 export const MAX_CUSTOM_PARAMETER_LENGTH = 256;
 export const CUSTOM_PARAMETER_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 export const AudioUrls = Type.Array(AudioUrl, { minItems: 1, maxItems: MAX_URLS });
+
+/** Israeli domestic numbers: landline 02/03/04/08/09 + 7, mobile 050–055/058 + 7, VoIP 07x + 7. */
+export const ISRAELI_NUMBER_PATTERN = '^(?:0[23489][0-9]{7}|05[0-58][0-9]{7}|07[234679][0-9]{7})$';
+
+/** How long an outbound call rings (dial's and transfer's `timeout_sec`), in seconds. */
+export const RING_TIMEOUT_SEC = { minimum: 1, maximum: 300, default: 30 } as const;
+
+/** What an outbound call takes: dial's body, and transfer's (which adds the envelope). */
+const dialProps = {
+  to: Type.String({ pattern: ISRAELI_NUMBER_PATTERN }),
+  from: Type.String({ pattern: ISRAELI_NUMBER_PATTERN }),
+  timeout_sec: Type.Integer(RING_TIMEOUT_SEC),
+  max_duration_sec: Type.Integer({ minimum: 1, maximum: 14_400, default: 3600 }),
+};
 
 const envelope = {
   command_uid: Type.Optional(
@@ -94,6 +109,25 @@ export const SessionCommandBodies = {
     ),
   }),
   'stream/stop': body({}),
+  bridge: body({
+    session_uuid: Type.String({
+      pattern: SESSION_ID_PATTERN,
+      description: 'The other session: of the same app, answered, in no room and in no bridge.',
+    }),
+  }),
+  unbridge: body({}),
+  transfer: Type.Object(
+    {
+      ...envelope,
+      ...dialProps,
+      metadata: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: "The new leg's session metadata, as dial's.",
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
 } satisfies Record<string, TObject>;
 
 export type SessionCommandName = keyof typeof SessionCommandBodies;
@@ -120,24 +154,17 @@ export function commandRoomId<C extends SessionCommandName>(
   return ROOM_ARG[command]?.(args) ?? '';
 }
 
-/** The `command` field of command.result: `playback/start` → `playback.start`, `answer` → `call.answer`. */
+/**
+ * The `command` field of command.result: `playback/start` → `playback.start`, `answer` →
+ * `call.answer`, `bridge` → `call.bridge`.
+ */
 export function resultCommandName(command: SessionCommandName): string {
-  if (command === 'answer' || command === 'hangup' || command === 'disconnect')
-    return `call.${command}`;
+  if (!command.includes('/') && command !== 'play_and_get_digits') return `call.${command}`;
   return command.replace('/', '.');
 }
 
-/** Israeli domestic numbers: landline 02/03/04/08/09 + 7, mobile 050–055/058 + 7, VoIP 07x + 7. */
-export const ISRAELI_NUMBER_PATTERN = '^(?:0[23489][0-9]{7}|05[0-58][0-9]{7}|07[234679][0-9]{7})$';
-
 export const DialBody = Type.Object(
-  {
-    to: Type.String({ pattern: ISRAELI_NUMBER_PATTERN }),
-    from: Type.String({ pattern: ISRAELI_NUMBER_PATTERN }),
-    timeout_sec: Type.Integer({ minimum: 1, maximum: 300, default: 30 }),
-    max_duration_sec: Type.Integer({ minimum: 1, maximum: 14_400, default: 3600 }),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  },
+  { ...dialProps, metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
   { additionalProperties: false },
 );
 export type DialArgs = Static<typeof DialBody>;

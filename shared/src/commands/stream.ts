@@ -7,6 +7,26 @@ import type { DialArgs, SessionCommandArgs, SessionCommandName } from './schemas
 export type CommandMessage =
   SessionCommandMessage | RoomCommandMessage | DialCommandMessage | MemberCommandMessage;
 
+/**
+ * What the api adds to a command's body for the media node: a transfer's new leg, the session
+ * the api created for it in the same script run (docs/decisions/connecting-calls.md).
+ */
+interface AddedArgs {
+  readonly transfer: {
+    /** The new leg's session id: `{prefix}-{uuid}`, the uuid its origination_uuid. */
+    readonly peer_session_uuid: string;
+  };
+}
+
+/**
+ * A command's arguments as its media node reads them: the request body (defaults filled in,
+ * without the envelope's `command_uid`), with what the api adds (AddedArgs).
+ */
+export type SessionCommandMessageArgs<C extends SessionCommandName = SessionCommandName> =
+  C extends keyof AddedArgs
+    ? Omit<SessionCommandArgs<C>, 'command_uid'> & AddedArgs[C]
+    : Omit<SessionCommandArgs<C>, 'command_uid'>;
+
 export interface SessionCommandMessage<C extends SessionCommandName = SessionCommandName> {
   readonly kind: 'session';
   readonly command: C;
@@ -14,7 +34,7 @@ export interface SessionCommandMessage<C extends SessionCommandName = SessionCom
   readonly app_id: string;
   readonly operation_id: string;
   readonly command_uid: string;
-  readonly args: Omit<SessionCommandArgs<C>, 'command_uid'>;
+  readonly args: SessionCommandMessageArgs<C>;
   /** Epoch ms at which the api accepted the command (deferred timeouts count from here). */
   readonly issued_at: number;
 }
@@ -24,6 +44,13 @@ export interface SessionCommandMessage<C extends SessionCommandName = SessionCom
  * the media node reports success false when FreeSWITCH has not confirmed within it.
  */
 export const DEFERRED_TIMEOUT_MS = 2000;
+
+/**
+ * A transfer's `timeout_ms`: its result comes once the new leg is answered and bridged or has
+ * failed, so the ring time (`timeout_sec`) plus the deferred timeout of the bridge itself.
+ */
+export const transferTimeoutMs = (timeoutSec: number): number =>
+  timeoutSec * 1000 + DEFERRED_TIMEOUT_MS;
 
 export type RoomCommandName = 'play' | 'pause' | 'stop' | 'volume' | 'destroy';
 

@@ -1,5 +1,6 @@
 /**
- * Every event name: the 24 of the API contract, in its order, then the media-stream events.
+ * Every event name: the 24 of the API contract, in its order, then the media-stream events and
+ * those of connected calls.
  */
 export const EVENT_NAMES = [
   'call.new',
@@ -29,6 +30,8 @@ export const EVENT_NAMES = [
   'stream.started',
   'stream.stopped',
   'stream.failed',
+  'call.bridged',
+  'call.unbridged',
 ] as const;
 
 export type EventName = (typeof EVENT_NAMES)[number];

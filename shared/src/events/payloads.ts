@@ -36,6 +36,26 @@ const streamProps = {
   command_uid: Str,
 };
 
+/**
+ * Why a session left its bridge: an `unbridge` command (either side's), the other party hung
+ * up, this session hung up, or the connection between them failed (the SIP leg between two
+ * media nodes dropped) with both calls still up.
+ */
+export const UNBRIDGE_REASONS = ['unbridged', 'peer_hangup', 'hangup', 'error'] as const;
+export type UnbridgeReason = (typeof UNBRIDGE_REASONS)[number];
+
+/** How a transfer's new leg ended up: bridged once answered, or why it never was. */
+export const TRANSFER_OUTCOMES = ['answered', 'busy', 'no_answer', 'rejected', 'failed'] as const;
+export type TransferOutcome = (typeof TRANSFER_OUTCOMES)[number];
+
+const PeerSessionUuid = Type.String({ description: 'The other session of the bridge.' });
+/** On the events of a transfer's new leg: the session it was placed for. */
+const parentProps = {
+  parent_session_uuid: Type.Optional(
+    Type.String({ description: "A transfer's new leg: the session that transferred." }),
+  ),
+};
+
 const memberProps = {
   room_id: Str,
   member_id: Type.Optional(Str),
@@ -47,10 +67,12 @@ export const EventPayloadSchemas = {
   'call.answered': session('call.answered', {
     command_uid: Type.Optional(Str),
     success: Type.Optional(Type.Boolean()),
+    ...parentProps,
   }),
   'call.hangup': session('call.hangup', {
     hangup_cause: Type.Enum(HANGUP_CAUSES),
     duration_seconds: Type.Integer({ minimum: 0 }),
+    ...parentProps,
   }),
   dtmf: session('dtmf', { digit: Str, duration_ms: Type.Integer({ minimum: 0 }) }),
   'command.result': session('command.result', {
@@ -59,6 +81,12 @@ export const EventPayloadSchemas = {
     command_uid: Str,
     success: Type.Boolean(),
     error: Type.Optional(Str),
+    outcome: Type.Optional(
+      Type.Enum(TRANSFER_OUTCOMES, { description: "A transfer's: how its new leg ended up." }),
+    ),
+    peer_session_uuid: Type.Optional(
+      Type.String({ description: "A transfer's: its new leg; a bridge's: the other session." }),
+    ),
   }),
   'playback.started': session('playback.started', { command_uid: Str, urls: Urls, file_path: Str }),
   'playback.stopped': session('playback.stopped', {
@@ -84,9 +112,9 @@ export const EventPayloadSchemas = {
     duration: Type.Number({ minimum: 0 }),
     command_uid: Str,
   }),
-  'session.dialing': session('session.dialing', { to: Str, from: Str }),
-  'session.ringing': session('session.ringing', { to: Str, from: Str }),
-  'session.early_media': session('session.early_media', { to: Str, from: Str }),
+  'session.dialing': session('session.dialing', { to: Str, from: Str, ...parentProps }),
+  'session.ringing': session('session.ringing', { to: Str, from: Str, ...parentProps }),
+  'session.early_media': session('session.early_media', { to: Str, from: Str, ...parentProps }),
   'conference.created': room('conference.created', { name: Str }),
   'conference.destroyed': room('conference.destroyed', {}),
   'conference.play.started': room('conference.play.started', { urls: Urls, operation_id: Str }),
@@ -121,6 +149,17 @@ export const EventPayloadSchemas = {
     ...streamProps,
     url: Str,
     reason: Type.String({ description: 'Why the stream could not start.' }),
+  }),
+  'call.bridged': session('call.bridged', {
+    peer_session_uuid: PeerSessionUuid,
+    command_uid: Type.String({
+      description: 'The bridge or transfer command that connected them.',
+    }),
+  }),
+  'call.unbridged': session('call.unbridged', {
+    peer_session_uuid: PeerSessionUuid,
+    reason: Type.Enum(UNBRIDGE_REASONS),
+    duration_ms: Type.Integer({ minimum: 0, description: 'How long the two were connected.' }),
   }),
 } satisfies Record<EventName, TObject>;
 

@@ -48,6 +48,24 @@ export const ScriptCode = {
   STREAM_ALREADY_RUNNING: -27,
   /** stream/stop on a session without a media stream. */
   NO_STREAM: -28,
+  // Connecting calls (docs/decisions/connecting-calls.md). NOT_ANSWERED, IN_CONFERENCE and
+  // ALREADY_BRIDGED carry the value 'peer' when the bridge's other session is the one at fault.
+  /** bridge: the other session does not exist, has ended, or its node is gone. */
+  PEER_NOT_FOUND: -29,
+  /** bridge: the other session belongs to another app. */
+  PEER_OF_ANOTHER_APP: -30,
+  NOT_ANSWERED: -31,
+  IN_CONFERENCE: -32,
+  /** bridge or transfer on a session that is bridging, bridged, unbridging or transferring. */
+  ALREADY_BRIDGED: -33,
+  /** unbridge on a session in no bridge. */
+  NOT_BRIDGED: -34,
+  /** unbridge while the bridge is being made or taken down, or a transfer's leg rings. */
+  BRIDGE_PENDING: -35,
+  /** A command the bridge's audio excludes (a playback, digits, a conference) while bridged. */
+  BRIDGED: -36,
+  /** unbridge: the session's bridge peer is not the one the caller read: read again. */
+  BRIDGE_PEER_CHANGED: -37,
 } as const;
 
 export type ScriptCodeName = keyof typeof ScriptCode;

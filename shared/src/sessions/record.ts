@@ -5,11 +5,30 @@ import type { RedisKeys } from '../redis/keys.js';
 /** Membership of a session in a conference room, as the api and the media node see it. */
 export type ConferenceState = 'none' | 'joining' | 'joined' | 'leaving';
 export type DialStatus = 'dialing' | 'ringing' | 'early_media' | 'answered' | 'ended';
+/**
+ * Where a session stands in a bridge (docs/decisions/connecting-calls.md): accepted and not yet
+ * confirmed by FreeSWITCH, connected, an unbridge accepted, or a transfer's caller or new leg
+ * while the leg rings. A session in no bridge has no state (`bridge_state` absent).
+ */
+export const BRIDGE_STATES = ['bridging', 'bridged', 'unbridging', 'transferring'] as const;
+export type BridgeState = (typeof BRIDGE_STATES)[number];
+
+/**
+ * A session's bridge: the three fields exist together or not at all (sessionCommand.lua sets
+ * them on both parties at once; the media node's bridgeEnded clears them at once).
+ */
+export interface SessionBridge {
+  readonly bridge_state: BridgeState;
+  /** The other session: during a transfer, the caller's names the leg and the leg's the caller. */
+  readonly bridge_peer: string;
+  /** The command_uid of the bridge or transfer that made the bridge. */
+  readonly bridge_uid: string;
+}
 
 /**
  * A session hash in Redis. Field names are a contract shared with the Lua scripts
- * (`sessionCommand.lua` reads `app_id`, `conf_*`, `ended_at`, `stream`), so they are listed here
- * once.
+ * (`sessionCommand.lua` reads `app_id`, `conf_*`, `ended_at`, `stream`, `bridge_*`), so they are
+ * listed here once.
  */
 export interface SessionRecord {
   readonly app_id: string;
@@ -42,6 +61,10 @@ export interface SessionRecord {
    * the media node when the stream ends, or by the sweeper when that node died (streamEnded).
    */
   readonly stream?: string;
+  /** Its bridge, absent when it is in none. */
+  readonly bridge?: SessionBridge;
+  /** A transfer's new leg: the session that transferred (set when the api creates the leg). */
+  readonly parent_session_uuid?: string;
 }
 
 export type NewSession = Pick<
@@ -51,7 +74,12 @@ export type NewSession = Pick<
   Partial<
     Pick<
       SessionRecord,
-      'dial_status' | 'dial_started_at' | 'metadata' | 'created_at' | 'answered_at'
+      | 'dial_status'
+      | 'dial_started_at'
+      | 'metadata'
+      | 'created_at'
+      | 'answered_at'
+      | 'parent_session_uuid'
     >
   >;
 
@@ -112,6 +140,7 @@ export function sessionFields(session: NewSession): Record<string, string> {
   if (session.dial_started_at) fields.dial_started_at = session.dial_started_at;
   if (session.metadata) fields.metadata = JSON.stringify(session.metadata);
   if (session.answered_at !== undefined) fields.answered_at = String(session.answered_at);
+  if (session.parent_session_uuid) fields.parent_session_uuid = session.parent_session_uuid;
   return fields;
 }
 
@@ -136,13 +165,25 @@ export function parseSession(raw: Record<string, string>): SessionRecord {
     ...optionalNumber('duration_seconds', raw.duration_seconds),
     recording_ids: raw.recording_ids ? raw.recording_ids.split(',') : [],
     ...(raw.stream ? { stream: raw.stream } : {}),
+    ...parseBridge(raw),
+    ...(raw.parent_session_uuid ? { parent_session_uuid: raw.parent_session_uuid } : {}),
   };
+}
+
+/** The hash's bridge fields as one value, or none unless all three are there and well formed. */
+function parseBridge(raw: Record<string, string>): { bridge?: SessionBridge } {
+  const { bridge_state, bridge_peer, bridge_uid } = raw;
+  if (!isBridgeState(bridge_state) || !bridge_peer || bridge_uid === undefined) return {};
+  return { bridge: { bridge_state, bridge_peer, bridge_uid } };
 }
 
 const optionalNumber = <K extends string>(key: K, value: string | undefined) =>
   (value === undefined || value === '' ? {} : { [key]: Number(value) }) as Partial<
     Record<K, number>
   >;
+
+const isBridgeState = (value: string | undefined): value is BridgeState =>
+  (BRIDGE_STATES as readonly (string | undefined)[]).includes(value);
 
 const isHangupCause = (value: string | undefined): value is HangupCause =>
   (HANGUP_CAUSES as readonly (string | undefined)[]).includes(value);

@@ -7,7 +7,7 @@ import {
 import { GatewayError } from '../../errors/catalogue.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { DeferredReply, MembershipReply } from '../../domain/command-replies.js';
+import { DeferredReply, MembershipReply, TransferReply } from '../../domain/command-replies.js';
 import { SessionCommands } from '../../domain/session-commands.js';
 import { ErrorBody, errorBody } from '../../errors/schema.js';
 import { COMMAND_ERRORS } from './command-errors.js';
@@ -31,9 +31,17 @@ const REQUIRES_BODY: ReadonlySet<SessionCommandName> = new Set([
   'play_and_get_digits',
   'conference/join',
   'stream/start',
+  'bridge',
+  'transfer',
 ]);
 
-const isMembership = (command: SessionCommandName): boolean => command.startsWith('conference/');
+/** What each command answers on success. */
+const replies = (command: SessionCommandName) =>
+  command.startsWith('conference/')
+    ? { 200: MembershipReply, 202: MembershipReply }
+    : command === 'transfer'
+      ? { 202: TransferReply }
+      : { 202: DeferredReply };
 
 /**
  * `POST /sessions/{uuid}/commands/{command}`: one route per command so that each has its own
@@ -54,9 +62,7 @@ const commandRoutes: FastifyPluginAsyncTypebox = async (app) => {
           params: Params,
           body: SessionCommandBodies[command],
           response: {
-            ...(isMembership(command)
-              ? { 200: MembershipReply, 202: MembershipReply }
-              : { 202: DeferredReply }),
+            ...replies(command),
             ...COMMAND_ERRORS[command],
             422: UidReused,
             '4xx': ErrorBody,

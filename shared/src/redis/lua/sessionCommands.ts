@@ -13,6 +13,10 @@ export const sessionCommands = defineScript({
     'commandStream',
     'room',
     'roomMembers',
+    'peer',
+    'peerHeartbeat',
+    'callerIds',
+    'liveSessions',
   ],
   args: [
     'appId',
@@ -28,6 +32,9 @@ export const sessionCommands = defineScript({
     'roomId',
     'sessionId',
     'fingerprint',
+    'refusedWhileBridged',
+    'peerId',
+    'peerFields',
   ],
   batch: true,
 });
