@@ -101,8 +101,8 @@ export const MediaNodeEnv = Type.Object({
       pattern: '^[^\\s/@]+:\\d{1,5}$',
       description:
         "`host:port` at which other nodes' FreeSWITCH reach this one over SIP, announced in the " +
-        'heartbeat. Unset: sessions on other nodes cannot join rooms hosted here (their join ' +
-        'fails).',
+        'heartbeat. Unset: sessions on other nodes can neither join rooms hosted here nor be ' +
+        'bridged to sessions here (their join or bridge fails).',
     }),
   ),
   CONFERENCE_BRIDGE_TEMPLATE: Type.String({
@@ -111,6 +111,21 @@ export const MediaNodeEnv = Type.Object({
     description:
       'Dial string of the bridge leg to a room on another node; `{room}` is the room id, `{host}` ' +
       "that node's `FS_SIP_ADDRESS`. The host must see the call to `voicegw-conf-<room id>`.",
+  }),
+  BRIDGE_LEG_TEMPLATE: Type.String({
+    default: 'sofia/external/voicegw-bridge-{session}@{host}',
+    pattern: '\\{session\\}[\\s\\S]*\\{host\\}|\\{host\\}[\\s\\S]*\\{session\\}',
+    description:
+      'Dial string of the leg that connects a bridged session to its peer on another node; ' +
+      "`{session}` is the peer's session id, `{host}` its node's `FS_SIP_ADDRESS`. The peer's " +
+      'node must see the call to `voicegw-bridge-<session id>`.',
+  }),
+  TRANSFER_RINGBACK: Type.String({
+    default: 'tone_stream://%(1000,3000,400);loops=-1',
+    pattern: '^\\S+$',
+    description:
+      "What a transfer's caller hears while the new leg rings, as FreeSWITCH's `playback` takes " +
+      "it: Israel's ringback (400 Hz, 1 s on, 3 s off) by default.",
   }),
   DISCONNECT_EXTENSION: Type.String({
     default: 'voicegw_disconnect',

@@ -90,6 +90,16 @@ export interface MediaStreams {
   yieldAudio(session: StreamedSession, until: Promise<unknown>): void;
 }
 
+/** A party of this node bridged over SIP, as the watch over dead peers sees it (bridge/party.ts). */
+export interface WatchedParty {
+  readonly peerId: string;
+  /** Confirmed and not over. */
+  readonly bridged: boolean;
+  readonly ended: Promise<void>;
+  /** Hangs its SIP leg up: its call parks and leaves the bridge. */
+  dropLeg(): void;
+}
+
 /** What the parts of a media node share: built once in node.ts, passed to sessions and commands. */
 export interface NodeContext extends ClusterContext {
   readonly config: MediaNodeConfig;
@@ -115,6 +125,8 @@ export interface NodeContext extends ClusterContext {
   readonly recordings: Recordings;
   /** Media streams to applications' WebSockets. */
   readonly streams: MediaStreams;
+  /** Parties bridged to other nodes, watched for a peer whose node died (bridge/watch.ts). */
+  readonly bridges: { watch(party: WatchedParty): void };
   /** Set by SIGTERM: no new inbound calls; the heartbeat says so, so no new dials or rooms. */
   readonly draining: boolean;
   /** Whether dials can work through this FreeSWITCH, as last checked on (re)connect. */

@@ -18,6 +18,8 @@ import {
   type OperatorServer,
 } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
+import { IncomingBridges } from './bridge/incoming.js';
+import { SipBridgeWatch } from './bridge/watch.js';
 import { Heartbeat } from './cluster/heartbeat.js';
 import { executeCommand } from './commands/index.js';
 import type { MediaNodeConfig } from './config.js';
@@ -91,6 +93,9 @@ class Runtime implements NodeWithSessions {
   readonly receiver: RecordingReceiver;
   readonly recordings: Recorder;
   readonly streams: MediaStreamManager;
+  readonly bridges: SipBridgeWatch;
+  /** Legs of other nodes' sessions bridged to ours. */
+  readonly incomingBridges: IncomingBridges;
   readonly sessionGraceMs: number;
 
   constructor(
@@ -132,6 +137,8 @@ class Runtime implements NodeWithSessions {
     );
     this.recordings = new Recorder(this, this.receiver);
     this.streams = new MediaStreamManager(this, this.receiver);
+    this.bridges = new SipBridgeWatch(this);
+    this.incomingBridges = new IncomingBridges(this);
   }
 }
 
@@ -200,8 +207,9 @@ export async function startMediaNode(
   });
 
   node.router.unknownChannel = (event) => {
-    // A bridge leg of a conference member on another node is not an app's call.
-    if (node.rooms.bridges.claim(event)) return;
+    // A bridge leg of a conference member on another node is not an app's call, nor is the leg
+    // of another node's session bridged to one of ours.
+    if (node.rooms.bridges.claim(event) || node.incomingBridges.claim(event)) return;
     const call = inboundFromPark(event);
     if (call) acceptInbound(node, call);
   };
@@ -236,6 +244,7 @@ export async function startMediaNode(
   await heartbeat.start();
   await consumer.start();
   sweeper.start();
+  node.bridges.start();
   let metricsServer: OperatorServer | undefined;
   if (config.METRICS_PORT > 0) {
     metricsServer = await startOperatorServer(
@@ -259,6 +268,7 @@ export async function startMediaNode(
         settledWithin(work, Math.max(STEP_FLOOR_MS, deadline - Date.now()), log, what);
       await step('stopping the command consumer', consumer.stop());
       await step('stopping the orphan sweeper', sweeper.stop());
+      await step('stopping the bridge watch', node.bridges.stop());
       await step('closing media streams', node.streams.close());
       await step('closing recordings', node.recordings.close());
       await step('closing the recording receiver', node.receiver.close());

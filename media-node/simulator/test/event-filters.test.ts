@@ -113,6 +113,15 @@ describe('event filters', () => {
 
     const answered = ['CHANNEL_PARK', 'CHANNEL_ANSWER', 'CHANNEL_EXECUTE_COMPLETE(answer)'];
     const ended = ['CHANNEL_EXECUTE(uuid_bridge)', 'CHANNEL_HANGUP', 'CHANNEL_HANGUP_COMPLETE'];
+    // The bridge's own events, which the node subscribed to later, are the originator's, in the
+    // order of the bridge traces (fixtures/bridge-traces/1_bridge.json).
+    const bridged = [
+      'CHANNEL_EXECUTE(uuid_bridge)',
+      'CHANNEL_BRIDGE',
+      'CHANNEL_HANGUP',
+      'CHANNEL_UNBRIDGE',
+      'CHANNEL_HANGUP_COMPLETE',
+    ];
     expect(node.trail(call)).toEqual([
       ...answered,
       'CHANNEL_EXECUTE(playback)',
@@ -125,7 +134,7 @@ describe('event filters', () => {
       'PLAYBACK_START',
       'PLAYBACK_STOP',
       'CHANNEL_EXECUTE_COMPLETE(play_and_get_digits)',
-      ...ended,
+      ...bridged,
     ]);
     expect(node.trail(leg)).toEqual([...answered, ...ended]);
     node.close();

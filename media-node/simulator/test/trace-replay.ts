@@ -15,9 +15,9 @@ import {
 } from './fixtures/trace-fixture.js';
 import type { EslClient, Ev } from './helpers.js';
 
-export function loadFixture(name: string): Fixture {
-  const path = join(import.meta.dirname, 'fixtures', 'traces', `${name}.json`);
-  return JSON.parse(readFileSync(path, 'utf8')) as Fixture;
+export function loadFixture<F extends Fixture = Fixture>(name: string, dir = 'traces'): F {
+  const path = join(import.meta.dirname, 'fixtures', dir, `${name}.json`);
+  return JSON.parse(readFileSync(path, 'utf8')) as F;
 }
 
 /** A URL whose port refuses connections, like the recorder's 127.0.0.1:8098. */
@@ -32,6 +32,16 @@ export async function closedUrl(): Promise<string> {
 export interface ReplayResult {
   readonly replies: Array<{ step: Step; reply: string; jobResult?: string }>;
   readonly normalize: (v: string) => string;
+}
+
+/** Where and how recorded steps are replayed. */
+export interface ReplayPlan {
+  /** The event-socket client of each instance (1: the first; a step's `node` picks one). */
+  readonly clients: Readonly<Record<number, EslClient>>;
+  /** A recorded text as the simulator must be sent it (its ports, paths and uuids). */
+  readonly substitute: (s: string) => Promise<string>;
+  /** Takes a step the simulator plays another way (the network hanging up); its reply. */
+  readonly divert?: (step: Step, line: string) => Promise<string | undefined>;
 }
 
 export async function replay(
@@ -57,37 +67,87 @@ export async function replay(
     for (const [traceB, sim] of bMap) out = out.replaceAll(sim, traceB);
     return normalizeValue(out);
   };
+  const substitute = async (s: string) =>
+    substituteUuids(toSim(s), bMap, (traceB) => simBLeg(fixture, traceB, [client]));
+  const replies = await replaySteps(fixture.steps, { clients: { 1: client }, substitute });
+  for (const r of replies) {
+    r.reply = normalize(r.reply);
+    if (r.jobResult !== undefined) r.jobResult = normalize(r.jobResult);
+  }
+  return { replies, normalize };
+}
 
-  const simB = async (traceB: string): Promise<string> => {
-    const a = fixture.bLegs[traceB];
-    if (!a) return traceB;
-    const ev = await client.waitFor(
-      (e) => e.variable_other_loopback_leg_uuid === a && e['Unique-ID'] !== a,
-    );
-    return ev['Unique-ID'] ?? traceB;
-  };
-  const substitute = async (s: string): Promise<string> => {
-    let out = toSim(s);
-    for (const traceB of Object.keys(fixture.bLegs)) {
-      if (!out.includes(traceB)) continue;
-      if (!bMap.has(traceB)) bMap.set(traceB, await simB(traceB));
-      out = out.replaceAll(traceB, bMap.get(traceB)!);
+/**
+ * Replaces in `text` every recorded uuid that `resolve` knows a simulator uuid for (found once,
+ * then kept in `map`); `resolve` answers undefined for a uuid that is the same in both.
+ */
+export async function substituteUuids(
+  text: string,
+  map: Map<string, string>,
+  resolve: (recorded: string) => Promise<string> | undefined,
+): Promise<string> {
+  let out = text;
+  for (const recorded of new Set(text.match(UUID) ?? [])) {
+    if (!map.has(recorded)) {
+      const found = resolve(recorded);
+      if (!found) continue;
+      map.set(recorded, await found);
     }
-    return out;
-  };
+    out = out.replaceAll(recorded, map.get(recorded)!);
+  }
+  return out;
+}
 
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** The simulator's loopback B leg for a recorded one (B uuids differ in every run). */
+export function simBLeg(
+  fixture: Fixture,
+  traceB: string,
+  clients: readonly EslClient[],
+): Promise<string> | undefined {
+  const a = fixture.bLegs[traceB];
+  if (!a) return undefined;
+  return firstEvent(
+    clients,
+    (e) => e.variable_other_loopback_leg_uuid === a && e['Unique-ID'] !== a,
+    10_000,
+  ).then((ev) => ev['Unique-ID'] ?? traceB);
+}
+
+/** The first event matching `pred` on any of the clients. */
+export function firstEvent(
+  clients: readonly EslClient[],
+  pred: (e: Ev) => boolean,
+  timeoutMs: number,
+): Promise<Ev> {
+  return Promise.any(clients.map((c) => c.waitFor(pred, timeoutMs)));
+}
+
+/**
+ * Sends the steps at the recording's moments (the timing is the scenario: "pause, wait 1.5 s,
+ * pause again"), each to its instance's client; replies as the simulator gave them.
+ */
+export async function replaySteps(
+  steps: readonly Step[],
+  plan: ReplayPlan,
+): Promise<ReplayResult['replies']> {
+  const all = Object.values(plan.clients);
   const replies: ReplayResult['replies'] = [];
   const jobs: Array<Promise<void>> = [];
   const jobDone = new Map<string, Promise<void>>();
   let lastSent = performance.now();
-  for (const step of fixture.steps) {
+  for (const step of steps) {
+    const client = plan.clients[step.node ?? 1];
+    if (!client) throw new Error(`no client for instance ${step.node}`);
     // Await what the recorder had seen, then keep the recording's gap after it.
     let anchor = lastSent;
     if (step.after?.length) {
       for (const id of step.after) {
         if (jobDone.has(id)) await jobDone.get(id);
         else
-          await client.waitFor(
+          await firstEvent(
+            all,
             (e) => e['Event-Name'] === 'CHANNEL_EXECUTE_COMPLETE' && e['Application-UUID'] === id,
             30_000,
           );
@@ -97,26 +157,30 @@ export async function replay(
     const wait = anchor + (step.delay ?? 0) * 1000 - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     lastSent = performance.now();
-    const line = await substitute(step.line);
+    const line = await plan.substitute(step.line);
     const rest = line.slice(step.kind.length + 1);
-    if (step.kind === 'api') {
-      replies.push({ step, reply: normalize(await client.api(rest)) });
+    const diverted = await plan.divert?.(step, line);
+    if (diverted !== undefined) {
+      replies.push({ step, reply: diverted });
+    } else if (step.kind === 'api') {
+      replies.push({ step, reply: await client.api(rest) });
     } else if (step.kind === 'bgapi') {
       const entry: ReplayResult['replies'][number] = { step, reply: '' };
       replies.push(entry);
       const done = client.bgapi(rest, 30_000).then((body) => {
-        entry.jobResult = normalize(body);
+        entry.jobResult = body;
       });
       jobs.push(done);
       if (step.jobUuid) jobDone.set(step.jobUuid, done);
     } else {
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(step.headers ?? {})) headers[k] = await substitute(v);
-      replies.push({ step, reply: normalize(await client.command(line, headers)) });
+      for (const [k, v] of Object.entries(step.headers ?? {}))
+        headers[k] = await plan.substitute(v);
+      replies.push({ step, reply: await client.command(line, headers) });
     }
   }
   await Promise.all(jobs);
-  return { replies, normalize };
+  return replies;
 }
 
 /** Event-UUIDs the client chose (sendmsg) are compared; ones FreeSWITCH generated are not. */
@@ -130,10 +194,11 @@ export function keyHeaders(
   e: Ev,
   fixture: Fixture,
   normalize: (v: string) => string,
+  headers: readonly string[] = KEY_HEADERS,
 ): Record<string, string> {
   const own = clientUuids(fixture);
   const out: Record<string, string> = {};
-  for (const h of KEY_HEADERS) {
+  for (const h of headers) {
     const v = e[h];
     if (v === undefined) continue;
     out[h] = h === 'Application-UUID' && !own.has(v) ? '<generated>' : normalize(v);
@@ -146,6 +211,7 @@ export function legEvents(
   uuid: string,
   fixture: Fixture,
   normalize: (v: string) => string,
+  headers: readonly string[] = KEY_HEADERS,
 ) {
   return events
     .filter(
@@ -154,7 +220,7 @@ export function legEvents(
         !SKIPPED_EVENTS.has(e['Event-Name'] ?? '') &&
         e['Event-Name'] !== 'CUSTOM',
     )
-    .map((e) => keyHeaders(e, fixture, normalize));
+    .map((e) => keyHeaders(e, fixture, normalize, headers));
 }
 
 export function expectedLeg(fixture: Fixture, uuid: string) {

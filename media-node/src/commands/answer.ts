@@ -33,6 +33,7 @@ export const answer: SessionCommand<'answer'> = {
               session_uuid: session.id,
               command_uid: ctx.message.command_uid,
               success: true,
+              ...session.parent,
             },
           ]
         : [];

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { parseSessionId, recordHangup, type DialCommandMessage } from '@voicegw/shared';
+import {
+  parseSessionId,
+  recordHangup,
+  type DialArgs,
+  type DialCommandMessage,
+} from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
 import { mapHangupCause } from '../session/causes.js';
@@ -22,25 +27,51 @@ export const dialCommand = {
 } as const;
 
 export async function dial(node: NodeWithSessions, message: DialCommandMessage): Promise<void> {
-  const parsed = parseSessionId(message.session_id);
-  if (parsed?.prefix !== node.prefix) {
-    node.log.warn({ session_uuid: message.session_id }, 'dial for a session of another node');
-    return;
-  }
-  if (node.sessions.get(message.session_id)) return; // already running (claimed twice)
-  const { keys } = node;
-  if ((await node.redis.hexists(keys.session(message.session_id), 'ended_at')) === 1) return;
+  await placeCall(node, {
+    sessionId: message.session_id,
+    appId: message.app_id,
+    args: message.args,
+  });
+}
 
-  const { args } = message;
+/** An outbound call to place: a dial's, or a transfer's new leg (with the session it is for). */
+export interface OutboundCall {
+  readonly sessionId: string;
+  readonly appId: string;
+  readonly args: DialArgs;
+  readonly parentSessionId?: string;
+}
+
+/**
+ * Places an outbound call as its session (created in Redis by the api): session.dialing, then
+ * the originate. Resolves with the session once the originate is sent (or has failed, the
+ * session ended), undefined when there is nothing to place (another node's session, one already
+ * running or ended).
+ */
+export async function placeCall(
+  node: NodeWithSessions,
+  call: OutboundCall,
+): Promise<Session | undefined> {
+  const parsed = parseSessionId(call.sessionId);
+  if (parsed?.prefix !== node.prefix) {
+    node.log.warn({ session_uuid: call.sessionId }, 'dial for a session of another node');
+    return undefined;
+  }
+  if (node.sessions.get(call.sessionId)) return undefined; // already running (claimed twice)
+  const { keys } = node;
+  if ((await node.redis.hexists(keys.session(call.sessionId), 'ended_at')) === 1) return undefined;
+
+  const { args } = call;
   const channel = new Channel(parsed.channelUuid, node.esl, node.router);
   const session = new Session(node, channel, {
-    id: message.session_id,
-    appId: message.app_id,
+    id: call.sessionId,
+    appId: call.appId,
     direction: 'outbound',
     callerId: args.from,
     did: args.to,
     metadata: args.metadata,
     maxDurationSec: args.max_duration_sec,
+    parentSessionId: call.parentSessionId,
   });
   channel.attach();
   node.sessions.add(session);
@@ -53,6 +84,7 @@ export async function dial(node: NodeWithSessions, message: DialCommandMessage):
       session_uuid: session.id,
       to: args.to,
       from: args.from,
+      ...session.parent,
     });
     const jobUuid = randomUUID();
     const deadline = Date.now() + args.timeout_sec * 1000;
@@ -63,7 +95,7 @@ export async function dial(node: NodeWithSessions, message: DialCommandMessage):
     // handler's end, whatever came of the job.
     channel.once('gone', () => node.router.forgetJob(jobUuid));
     try {
-      const reply = await node.esl.bgapi(`originate ${originateArgs(node, message)}`, jobUuid);
+      const reply = await node.esl.bgapi(`originate ${originateArgs(node, call)}`, jobUuid);
       if (!reply.startsWith('+OK')) throw new Error(reply);
       session.log.info({ to: args.to }, 'dialing');
     } catch (err) {
@@ -72,6 +104,7 @@ export async function dial(node: NodeWithSessions, message: DialCommandMessage):
       await endSession(session, 'failed', 0);
     }
   });
+  return session;
 }
 
 /**
@@ -97,14 +130,14 @@ export async function answerExpiredDial(
   if (published) countHangup(node, 'failed', false);
 }
 
-export function originateArgs(node: NodeContext, message: DialCommandMessage): string {
-  const { args } = message;
-  const uuid = parseSessionId(message.session_id)?.channelUuid ?? '';
+function originateArgs(node: NodeContext, call: OutboundCall): string {
+  const { args } = call;
+  const uuid = parseSessionId(call.sessionId)?.channelUuid ?? '';
   const vars = [
     `origination_uuid=${uuid}`,
     `origination_caller_id_number=${args.from}`,
     `originate_timeout=${args.timeout_sec}`,
-    `voicegw_app_id=${message.app_id}`,
+    `voicegw_app_id=${call.appId}`,
   ];
   const target = node.config.DIAL_STRING_TEMPLATE.replaceAll('{to}', args.to);
   return `{${vars.join(',')}}${target} &park()`;

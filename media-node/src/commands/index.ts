@@ -9,6 +9,7 @@ import { executeMemberCommand } from '../conference/member-message.js';
 import { publishStreamEnd, unstartedStream } from '../media-stream/stream-end.js';
 import type { NodeWithSessions } from '../session/registry.js';
 import { answer } from './answer.js';
+import { bridge } from './bridge.js';
 import { conferenceJoin } from './conference-join.js';
 import { conferenceLeave } from './conference-leave.js';
 import { conferenceMute, conferenceUnmute } from './conference-mute.js';
@@ -24,9 +25,11 @@ import { playbackStart } from './playback-start.js';
 import { playbackStop } from './playback-stop.js';
 import { recordStart } from './record-start.js';
 import { recordStop } from './record-stop.js';
+import { unbridge } from './unbridge.js';
 import { publishResult } from './result.js';
 import { streamStart } from './stream-start.js';
 import { streamStop } from './stream-stop.js';
+import { transfer } from './transfer.js';
 import { commandContext, type SessionCommand } from './types.js';
 
 type Registry = { readonly [C in SessionCommandName]: SessionCommand<C> };
@@ -52,6 +55,9 @@ export const SESSION_COMMANDS: Registry = {
   'conference/unmute': conferenceUnmute,
   'stream/start': streamStart,
   'stream/stop': streamStop,
+  bridge,
+  unbridge,
+  transfer,
 };
 
 /**
@@ -92,7 +98,7 @@ async function sessionCommand(
   }
   // Every command this node knows has a handler; an api newer than the node may send others.
   const handler: SessionCommand | undefined = SESSION_COMMANDS[message.command];
-  const ctx = commandContext(session, message, entryId);
+  const ctx = commandContext(node, session, message, entryId);
   if (!handler) {
     await session.serial(() => ctx.result(false, 'Command not supported by this media node'));
     return;

@@ -13,7 +13,8 @@ const SAMPLE_RATE = 8000;
  * playback/silence, but the recording's silence sends no playback events). command.result at
  * once: success when FreeSWITCH took it. A session already recording answers success false and
  * keeps its recording; so does one with a media stream, in stream mode (FreeSWITCH's module holds
- * one stream per call). No silence stream starts beside a bidirectional media stream.
+ * one stream per call). No silence stream starts beside a bidirectional media stream, nor on a
+ * bridged session (or one whose transfer rings): FreeSWITCH records both parties of a bridge.
  */
 export const recordStart: SessionCommand<'record/start'> = {
   name: 'record/start',
@@ -50,7 +51,9 @@ export const recordStart: SessionCommand<'record/start'> = {
       return;
     }
     // A bidirectional stream's audio keeps the call's media going; a second writer would garble it.
-    if (!session.node.streams.playing(session)) await startSilence(session, message.command_uid);
+    // A bridge carries the call's audio both ways: a playback on top would cut the peer off.
+    if (!session.node.streams.playing(session) && !session.bridge)
+      await startSilence(session, message.command_uid);
     await ctx.result(true);
   },
 };

@@ -5,18 +5,29 @@ import {
   type SessionCommandMessage,
   type SessionCommandName,
 } from '@voicegw/shared';
+import type { NodeWithSessions } from '../session/registry.js';
 import type { Session } from '../session/session.js';
 import { publishResult } from './result.js';
 
+/** What a bridge's or a transfer's command.result adds: the other party, the leg's outcome. */
+export type ResultDetail = Pick<EventPayload<'command.result'>, 'outcome' | 'peer_session_uuid'>;
+
 export interface CommandContext<C extends SessionCommandName = SessionCommandName> {
   readonly session: Session;
+  /** The node with its sessions, for a command that involves another session (bridge, transfer). */
+  readonly node: NodeWithSessions;
   readonly message: SessionCommandMessage<C>;
   /**
    * Publishes this command's command.result (once; later calls are ignored), after `before`,
    * the events it reports, in the same step: they can neither be split by a retry nor wait for
    * each other's round trip.
    */
-  result(success: boolean, error?: string, before?: readonly EventPayload[]): Promise<void>;
+  result(
+    success: boolean,
+    error?: string,
+    before?: readonly EventPayload[],
+    detail?: ResultDetail,
+  ): Promise<void>;
 }
 
 /** What a deferred command's start returns: its confirmation (or timeout), still to come. */
@@ -57,6 +68,7 @@ export interface SessionCommand<C extends SessionCommandName = SessionCommandNam
  * at all when a sweeper answered the command (stream entry `entryId`) as lost (result.ts).
  */
 export function commandContext<C extends SessionCommandName>(
+  node: NodeWithSessions,
   session: Session,
   message: SessionCommandMessage<C>,
   entryId: string,
@@ -64,8 +76,9 @@ export function commandContext<C extends SessionCommandName>(
   let reported = false;
   return {
     session,
+    node,
     message,
-    async result(success, error, before = []) {
+    async result(success, error, before = [], detail = {}) {
       if (reported) return;
       reported = true;
       hopTrace.mark(message.operation_id, 'node.result');
@@ -81,6 +94,7 @@ export function commandContext<C extends SessionCommandName>(
         command_uid: message.command_uid,
         success,
         ...(error ? { error } : {}),
+        ...detail,
       } as const;
       await publishResult(session.node, entryId, session.appId, result, session.metadata, before);
       hopTrace.mark(message.operation_id, 'node.published');

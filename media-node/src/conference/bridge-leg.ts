@@ -5,8 +5,10 @@ import {
   type Logger,
   type MemberCommandMessage,
 } from '@voicegw/shared';
+import { peerNode } from '../cluster/sip-address.js';
 import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
+import { originateJob } from '../esl/originate.js';
 import { Channel } from '../session/channel.js';
 
 /** The called user a host node takes as a bridge leg into room <room id>. */
@@ -79,18 +81,14 @@ export class BridgeLeg {
   async connect(deadline: number): Promise<void> {
     const { session } = this.membership;
     const { node } = session;
-    const host = await node.redis.hmget(
-      node.keys.nodeHeartbeat(this.hostPrefix),
-      'name',
-      'sip_address',
-    );
-    if (!host[0]) throw new BridgeError('the room host node is not available');
-    if (!host[1])
+    const host = await peerNode(node, this.hostPrefix);
+    if (!host.alive) throw new BridgeError('the room host node is not available');
+    if (!host.sipAddress)
       throw new BridgeError('the room host node announces no SIP address (FS_SIP_ADDRESS)');
     const target = node.config.CONFERENCE_BRIDGE_TEMPLATE.replaceAll(
       '{room}',
       this.membership.roomId,
-    ).replaceAll('{host}', host[1]);
+    ).replaceAll('{host}', host.sipAddress);
     const vars = [
       `origination_uuid=${this.uuid}`,
       `origination_caller_id_number=${session.callerId.replace(/[^\w+]/g, '') || 'voicegw'}`,
@@ -98,7 +96,17 @@ export class BridgeLeg {
       `sip_h_${SESSION_HEADER}=${session.id}`,
       `sip_h_${LEG_HEADER}=${this.uuid}`,
     ];
-    const result = await this.originate(`{${vars.join(',')}}${target} &park()`, deadline);
+    let result: string;
+    try {
+      result = await originateJob(
+        node.esl,
+        node.router,
+        `{${vars.join(',')}}${target} &park()`,
+        deadline,
+      );
+    } catch (err) {
+      throw new BridgeError(err instanceof Error ? err.message : String(err));
+    }
     if (!result.startsWith('+OK')) {
       throw new BridgeError(
         `the room host did not take the bridge leg: ${result.replace(/^-ERR\s*/, '')}`,
@@ -168,27 +176,6 @@ export class BridgeLeg {
       );
     }
     if (!this.seen) this.channel.finish();
-  }
-
-  private async originate(command: string, deadline: number): Promise<string> {
-    const { node } = this.membership.session;
-    const jobUuid = randomUUID();
-    let timer: NodeJS.Timeout | undefined;
-    const job = new Promise<string>((resolve) => {
-      node.router.expectJob(jobUuid, (event) => resolve(event.body.trim()));
-      timer = setTimeout(
-        () => resolve('-ERR not answered in time'),
-        Math.max(0, deadline - Date.now()),
-      );
-    });
-    try {
-      const reply = await node.esl.bgapi(`originate ${command}`, jobUuid);
-      if (!reply.startsWith('+OK')) throw new BridgeError(`originate refused: ${reply.trim()}`);
-      return await job;
-    } finally {
-      clearTimeout(timer);
-      node.router.forgetJob(jobUuid);
-    }
   }
 
   private async api(command: string): Promise<void> {

@@ -52,9 +52,9 @@ export type EventFilter = readonly [header: string, value: string];
 
 /**
  * The events the media node subscribes to, each used somewhere in src/: channel life cycle,
- * application completion (Application-UUID ties it to our sendmsg), background jobs (originate),
- * media, DTMF, HEARTBEAT (liveness), conference maintenance and mod_audio_stream's failures
- * (media streams).
+ * bridges, application completion (Application-UUID ties it to our sendmsg), background jobs
+ * (originate), media, DTMF, HEARTBEAT (liveness), conference maintenance and mod_audio_stream's
+ * failures (media streams).
  */
 const SUBSCRIBED_EVENTS = [
   'CHANNEL_PARK',
@@ -65,6 +65,8 @@ const SUBSCRIBED_EVENTS = [
   'CHANNEL_HANGUP_COMPLETE',
   'CHANNEL_EXECUTE',
   'CHANNEL_EXECUTE_COMPLETE',
+  'CHANNEL_BRIDGE',
+  'CHANNEL_UNBRIDGE',
   'BACKGROUND_JOB',
   'PLAYBACK_START',
   'PLAYBACK_STOP',

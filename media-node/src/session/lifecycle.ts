@@ -79,6 +79,7 @@ async function progress(
     session_uuid: session.id,
     to: session.did,
     from: session.callerId,
+    ...session.parent,
   });
   await setDialStatus(session, status);
 }
@@ -97,7 +98,8 @@ async function answered(session: Session, byCommand: boolean): Promise<void> {
     await updateSession(session, 'answered_at', answeredAt);
     return;
   }
-  if (!byCommand) await session.publish({ event: 'call.answered', session_uuid: session.id });
+  if (!byCommand)
+    await session.publish({ event: 'call.answered', session_uuid: session.id, ...session.parent });
   await setDialStatus(session, 'answered', 'answered_at', answeredAt);
   if (session.maxDurationSec) {
     const reply = await session.channel.api(

@@ -15,7 +15,12 @@ export interface PlaybackSession {
   publish<N extends EventName>(payload: EventPayload<N>): Promise<void>;
 }
 
-export type PlaybackKind = 'files' | 'silence';
+/**
+ * `files`: an app's playback/start; `silence`: an endless silence stream (playback/silence, a
+ * recording's); `ringback`: what a transfer's caller hears while the new leg rings, which sends
+ * no playback events.
+ */
+export type PlaybackKind = 'files' | 'silence' | 'ringback';
 
 /** How a playback's application ended: its Application-Response, or undefined (channel gone). */
 export type PlaybackEnd = string | undefined;
@@ -34,7 +39,7 @@ export class Playback {
   superseded = false;
   paused = false;
   /** Publishes no playback events: the silence stream of a recording (record/start's own). */
-  quiet = false;
+  quiet: boolean;
   private executing = false;
   private startedAt: number | undefined;
   private pausedAt: number | undefined;
@@ -52,7 +57,9 @@ export class Playback {
     readonly urls: readonly string[],
     readonly kind: PlaybackKind,
     private readonly onEnd: () => void = () => undefined,
-  ) {}
+  ) {
+    this.quiet = kind === 'ringback';
+  }
 
   get started(): boolean {
     return this.startedAt !== undefined;
@@ -122,8 +129,8 @@ export class Playback {
       case 'CHANNEL_EXECUTE':
         if (event.header('Application-UUID') !== this.applicationUuid) return;
         this.executing = true;
-        // An endless silence stream is "playing" from the moment its application runs.
-        if (this.kind === 'silence') this.markStarted();
+        // An endless silence stream (or a tone) is "playing" from the moment its application runs.
+        if (this.kind !== 'files') this.markStarted();
         return;
       case 'PLAYBACK_START':
         if (!this.executing || this.started) return;

@@ -4,8 +4,10 @@ import {
   parseSession,
   parseSessionId,
   sessionId,
+  type SessionBridge,
 } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
+import { adoptBridge } from '../bridge/adopt.js';
 import { Membership } from '../conference/membership.js';
 import { Channel, ChannelState } from './channel.js';
 import { acceptInbound } from './inbound.js';
@@ -56,12 +58,16 @@ export async function resync(node: NodeWithSessions, connectedAt: number): Promi
 
   let adopted = 0;
   let answeredPrevious = false;
+  const bridges: Array<[Session, SessionBridge]> = [];
   const owned = await node.redis.smembers(node.keys.nodeSessions(node.prefix));
   for (const id of owned) {
     const uuid = parseSessionId(id)?.channelUuid;
     if (!uuid || node.sessions.get(id) || vanished.has(id)) continue;
     if (await exists(uuid)) {
-      if (await adopt(node, id, uuid, rows.get(uuid))) adopted++;
+      const taken = await adopt(node, id, uuid, rows.get(uuid));
+      if (!taken) continue;
+      adopted++;
+      if (taken.bridge) bridges.push([taken.session, taken.bridge]);
     } else {
       // A session of this node's previous run: nothing here holds it, Redis knows it. What that
       // run left unanswered is answered first, if its heartbeat is gone (else our consumer will).
@@ -74,6 +80,9 @@ export async function resync(node: NodeWithSessions, connectedAt: number): Promi
       if (await endOrphan(node, id, node.prefix)) countHangup(node, 'failed', true);
     }
   }
+
+  // Once every session is back: a bridge's peer on this node is one of them.
+  for (const [session, bridge] of bridges) await adoptBridge(node, session, bridge);
 
   let taken = 0;
   for (const row of rows.values()) {
@@ -122,17 +131,17 @@ async function endVanished(session: Session): Promise<void> {
   await session.serial(() => endSession(session, 'failed', 0, 'orphaned'));
 }
 
-/** Takes over a live call this node owned before it restarted. */
+/** Takes over a live call this node owned before it restarted: the session, and its bridge. */
 async function adopt(
   node: NodeWithSessions,
   id: string,
   uuid: string,
   row: ChannelRow | undefined,
-): Promise<boolean> {
+): Promise<{ readonly session: Session; readonly bridge: SessionBridge | undefined } | undefined> {
   const raw = await node.redis.hgetall(node.keys.session(id));
   if (!raw.app_id || raw.ended_at) {
     await node.redis.srem(node.keys.nodeSessions(node.prefix), id);
-    return false;
+    return undefined;
   }
   const record = parseSession(raw);
   const channel = new Channel(uuid, node.esl, node.router, { state: stateOf(row) });
@@ -143,6 +152,7 @@ async function adopt(
     callerId: record.caller_id,
     did: record.did,
     metadata: record.metadata,
+    parentSessionId: record.parent_session_uuid,
   });
   session.reported.ringing = record.dial_status !== undefined && record.dial_status !== 'dialing';
   session.reported.earlyMedia =
@@ -157,7 +167,7 @@ async function adopt(
     session.conference = membership;
   }
   session.log.info('adopted a live call');
-  return true;
+  return { session, bridge: record.bridge };
 }
 
 function stateOf(row: ChannelRow | undefined): ChannelState {

@@ -1,7 +1,8 @@
-import type { EventName, EventPayload, Logger } from '@voicegw/shared';
+import type { EventName, EventPayload, HangupCause, Logger } from '@voicegw/shared';
 import type { NodeContext } from '../context.js';
 import type { Channel } from './channel.js';
 import type { Membership } from '../conference/membership.js';
+import type { BridgeParty } from '../bridge/party.js';
 import type { Playback } from './playback.js';
 
 export interface SessionInit {
@@ -15,6 +16,8 @@ export interface SessionInit {
   readonly metadata?: Record<string, unknown> | undefined;
   /** Outbound only: the dial's max_duration_sec. */
   readonly maxDurationSec?: number | undefined;
+  /** A transfer's new leg: the session that transferred, named in the leg's call events. */
+  readonly parentSessionId?: string | undefined;
 }
 
 /**
@@ -30,6 +33,7 @@ export class Session {
   readonly did: string;
   readonly metadata: Record<string, unknown> | undefined;
   readonly maxDurationSec: number | undefined;
+  readonly parentSessionId: string | undefined;
   readonly log: Logger;
   /** Answer commands waiting for their confirmation: they, not the channel, report the answer. */
   answerCommands = 0;
@@ -40,9 +44,14 @@ export class Session {
   playback: Playback | undefined;
   /** The conference room the session is in (or joining), as FreeSWITCH reports it. */
   conference: Membership | undefined;
+  /** Its part in a bridge (or a transfer), from the command that made it to its call.unbridged. */
+  bridge: BridgeParty | undefined;
   /** Epoch ms this node took the session on (created, dialed or adopted). */
   readonly startedAt = Date.now();
   private tail: Promise<unknown> = Promise.resolve();
+  private resolveEnded!: (cause: HangupCause) => void;
+  /** Resolves with the hangup cause once its call.hangup is out (or was, elsewhere). */
+  readonly whenEnded = new Promise<HangupCause>((resolve) => (this.resolveEnded = resolve));
 
   constructor(
     readonly node: NodeContext,
@@ -56,6 +65,7 @@ export class Session {
     this.did = init.did;
     this.metadata = init.metadata;
     this.maxDurationSec = init.maxDurationSec;
+    this.parentSessionId = init.parentSessionId;
     this.log = node.log.child({ session_uuid: init.id, app_id: init.appId });
   }
 
@@ -75,6 +85,16 @@ export class Session {
       () => done?.(),
       () => done?.(),
     );
+  }
+
+  /** The teardown is done: `whenEnded` resolves (teardown.ts). */
+  markEnded(cause: HangupCause): void {
+    this.resolveEnded(cause);
+  }
+
+  /** What a transfer's new leg adds to its call events: the session it was placed for. */
+  get parent(): { readonly parent_session_uuid?: string } {
+    return this.parentSessionId ? { parent_session_uuid: this.parentSessionId } : {};
   }
 
   /** Publishes one of this session's events, with the dial metadata when there is some. */

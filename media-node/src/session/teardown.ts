@@ -9,8 +9,8 @@ export function countHangup(node: NodeContext, cause: HangupCause, synthetic: bo
 }
 
 /**
- * Ends a session this node owns: its media stream's stream.stopped, then call.hangup (once); the
- * session leaves the registry and its channel object is finished. The script waits through a
+ * Ends a session this node owns: its media stream's stream.stopped, its bridge's call.unbridged,
+ * then call.hangup (once); the session leaves the registry and its channel object is finished. The script waits through a
  * Redis outage (the node's scripts retry until Redis is back, up to the shutdown deadline), since
  * a lost call.hangup would leave the app waiting for a call that is over. `orphaned`: the
  * channel vanished (FreeSWITCH restarted), the hangup is synthetic.
@@ -31,6 +31,11 @@ export async function endSession(
     session.log.error({ err }, 'media stream not ended');
   });
   const membership = session.conference;
+  // Normally its CHANNEL_HANGUP ended its bridge already; this covers a channel that vanished.
+  const bridge = session.bridge;
+  await bridge?.end(true).catch((err: unknown) => {
+    session.log.error({ err }, 'call.unbridged not published');
+  });
   session.channel.finish();
   if (membership) {
     // Normally del-member came first; if it was lost, the room must still forget the member.
@@ -46,7 +51,11 @@ export async function endSession(
     cause,
     durationSeconds,
     reason,
+    parentSessionUuid: session.parentSessionId,
   });
   if (published) countHangup(node, cause, reason === 'orphaned');
+  // Its SIP leg goes once Redis says it ended: the peer's node then reads peer_hangup.
+  bridge?.dropLeg();
+  session.markEnded(cause);
   session.log.info({ cause, durationSeconds }, 'session ended');
 }

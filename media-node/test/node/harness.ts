@@ -166,6 +166,21 @@ export class SimControl {
     });
   }
 
+  /** The caller on the call says a tone; resolves with when it begins, ms since the call began. */
+  async say(uuid: string, hz: number, ms: number): Promise<number> {
+    const res = await this.request('POST', `/sim/calls/${uuid}/say`, { tone: { hz, ms } });
+    return ((await res.json()) as { at_ms: number }).at_ms;
+  }
+
+  /** What the call heard from its start, 8 kHz samples (GET heard.wav). */
+  async heard(uuid: string): Promise<Int16Array> {
+    const res = await this.request('GET', `/sim/calls/${uuid}/heard.wav`);
+    const wav = Buffer.from(await res.arrayBuffer());
+    const samples = new Int16Array((wav.length - 44) >> 1);
+    for (let i = 0; i < samples.length; i++) samples[i] = wav.readInt16LE(44 + i * 2);
+    return samples;
+  }
+
   async calls(): Promise<Array<{ uuid: string; answer_state: string }>> {
     const res = await this.request('GET', '/sim/calls');
     return ((await res.json()) as { calls: Array<{ uuid: string; answer_state: string }> }).calls;
@@ -334,11 +349,13 @@ export interface StackOptions {
   readonly apiEnv?: Record<string, string>;
   /** The first node's logger (e.g. `captureLogger()`'s, to read what it logged). */
   readonly logger?: Logger;
+  /** A Redis of the test's own (one it restarts), instead of the run's. */
+  readonly redisUrl?: string;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const nodeEnv = options.nodeEnv ?? {};
-  const redisUrl = inject('redisUrl');
+  const redisUrl = options.redisUrl ?? inject('redisUrl');
   const redisPrefix = `mn${randomBytes(4).toString('hex')}`;
   const keys = new RedisKeys(redisPrefix);
   const api = await buildApp({
@@ -352,8 +369,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     }),
   });
   await api.ready();
-  const redis = new Redis(redisUrl);
-  const events = new EventLog(new Redis(redisUrl), keys.events());
+  // A test may restart its Redis: the connections wait for it quietly.
+  const connect = () => new Redis(redisUrl).on('error', () => undefined);
+  const redis = connect();
+  const events = new EventLog(connect(), keys.events());
   const sims: Simulator[] = [];
   const nodes: MediaNode[] = [];
 

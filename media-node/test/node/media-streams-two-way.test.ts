@@ -184,6 +184,32 @@ describe('bidirectional media streams', () => {
     await conn.until(() => conn.of('media').length >= seen + 5);
     expect(conn.closeCode).toBeUndefined();
   });
+
+  it("a bridge takes the call likewise: the queue is dropped, its marks come back, the app's audio is dropped (counted) while bridged and plays again after the unbridge", async () => {
+    const { session } = await answeredCall(stack, tenant, did);
+    const peer = await answeredCall(stack, tenant, did);
+    const { conn } = await twoWay(session);
+    sendAudio(conn, tone(5000));
+    conn.send({ event: 'mark', mark: { name: 'before-bridge' } });
+    const bridgedAt = performance.now();
+    const bridge = await stack.command(tenant, session, 'bridge', { session_uuid: peer.session });
+    expect(bridge.status).toBe(202);
+    expect((await markBack(conn, 'before-bridge')) - bridgedAt).toBeLessThan(2000);
+    await stack.events.of(session, 'call.bridged');
+    const before = await dropped('gateway_audio');
+    sendAudio(conn, tone(200));
+    await expect.poll(() => dropped('gateway_audio')).toBe(before + 10);
+
+    const unbridge = await stack.commandAfterCooldown(tenant, session, 'unbridge');
+    expect(unbridge.status).toBe(202);
+    await stack.events.of(session, 'call.unbridged');
+    const sentAt = performance.now();
+    sendAudio(conn, tone(200));
+    conn.send({ event: 'mark', mark: { name: 'after-unbridge' } });
+    expect((await markBack(conn, 'after-unbridge')) - sentAt).toBeGreaterThanOrEqual(180);
+    expect(await dropped('gateway_audio')).toBe(before + 10);
+    expect(conn.closeCode).toBeUndefined();
+  });
 });
 
 describe('the call has one module stream: stream-mode recordings and media streams exclude each other', () => {

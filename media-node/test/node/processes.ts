@@ -75,18 +75,26 @@ export class LoggedProcess {
   }
 }
 
-/** The FreeSWITCH simulator as a process of its own, its event socket on `eslPort`. */
+/**
+ * The FreeSWITCH simulator as a process of its own, its event socket on `eslPort` and its SIP
+ * trunk on `sipPort` (any free one by default: `sipPort` in the result).
+ */
 export async function startSimulatorProcess(
   eslPort: number,
-): Promise<{ process: LoggedProcess; control: SimControl }> {
+  sipPort = 0,
+): Promise<{ process: LoggedProcess; control: SimControl; sipPort: number }> {
   const sim = new LoggedProcess(entry('../../simulator/src/main.ts'), {
     LOG_LEVEL: 'info',
     SIM_ESL_PORT: String(eslPort),
     SIM_HTTP_PORT: '0',
-    SIM_SIP_PORT: '0',
+    SIM_SIP_PORT: String(sipPort),
   });
   const ready = await sim.waitFor((l) => l.msg === 'FreeSWITCH simulator ready');
-  return { process: sim, control: new SimControl(`http://127.0.0.1:${String(ready.httpPort)}`) };
+  return {
+    process: sim,
+    control: new SimControl(`http://127.0.0.1:${String(ready.httpPort)}`),
+    sipPort: Number(ready.sipPort),
+  };
 }
 
 /** A media node as a process of its own, on the test's Redis, ready (its heartbeat is out). */

@@ -15,6 +15,8 @@ export interface HangupRecord {
   readonly durationSeconds: number;
   /** `orphaned` for the sweeper's synthetic hangups. */
   readonly reason: 'hangup' | 'orphaned';
+  /** A transfer's new leg: the session that transferred, which its call.hangup names. */
+  readonly parentSessionUuid?: string | undefined;
 }
 
 /**
@@ -31,6 +33,7 @@ export async function recordHangup(
     session_uuid: record.sessionId,
     hangup_cause: record.cause,
     duration_seconds: Math.max(0, Math.floor(record.durationSeconds)),
+    ...(record.parentSessionUuid ? { parent_session_uuid: record.parentSessionUuid } : {}),
   };
   const published = await ctx.scripts.run(
     lua.endSession(

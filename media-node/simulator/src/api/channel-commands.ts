@@ -6,6 +6,7 @@ import { normalizeCause } from '../core/causes.js';
 import { DTMF_DEFAULT_SAMPLES, MESSAGE_LATENCY_MS } from '../core/timing.js';
 import { uuidRecord } from '../media/recorder.js';
 import { uuidAudioStream } from './audio-stream.js';
+import { bridgedPeer, leaveBridgeForTransfer } from '../trunk/bridge.js';
 import type { ApiHandler } from './types.js';
 
 export const NO_CHANNEL = '-ERR No such channel!\n';
@@ -130,10 +131,15 @@ const uuidRecvDtmf = withChannel((ch, argv) => {
   return `+OK ${ch.uuid} received DTMF ${spec}.\n`;
 });
 
-/** uuid_transfer <uuid> [-bleg|-both] <dest> [dialplan] [context]; `app:arg,app:arg inline`. */
-const uuidTransfer = withChannel(async (ch, argv) => {
-  const args = argv.filter((a) => a !== '-bleg' && a !== '-both');
-  const [dest = '', dialplan = 'XML'] = args;
+/**
+ * uuid_transfer <uuid> [-bleg|-both] <dest> [dialplan] [context]; `app:arg,app:arg inline`.
+ * `-bleg` transfers the channel's bridged peer instead, `-both` the two of them; a transferred
+ * channel leaves its bridge with a new caller profile (bridge traces 2a, 2c).
+ */
+const uuidTransfer = withChannel(async (ch, argv, ctx) => {
+  const leg = argv.find((a) => a === '-bleg' || a === '-both');
+  const args = argv.filter((a) => a !== leg);
+  const [dest = '', dialplan = 'XML', context = 'default'] = args;
   if (!dest) return '-USAGE: <uuid> [-bleg|-both] <dest-exten> [<dialplan>] [<context>]\n';
   const apps =
     dialplan === 'inline'
@@ -144,13 +150,36 @@ const uuidTransfer = withChannel(async (ch, argv) => {
             : { app: step.slice(0, idx), arg: step.slice(idx + 1) };
         })
       : [{ app: 'park', arg: '' }];
-  await ch.executor.takeOver();
-  if (!ch.alive) return '+OK\n';
-  ch.setState('CS_ROUTING');
-  ch.setState('CS_EXECUTE');
-  void ch.executor.runSequence(apps);
+  const peer = bridgedPeer(ch, ctx);
+  const targets = leg === '-bleg' ? [peer] : leg === '-both' ? [ch, peer] : [ch];
+  const moving = targets.filter((t): t is Channel => t !== undefined);
+  for (const t of moving) t.transferring = true;
+  for (const t of moving) leaveBridgeForTransfer(t, ctx);
+  const profile = { destination: dest, dialplan, context };
+  await Promise.all(moving.map((t) => transferTo(t, profile, apps)));
   return '+OK\n';
 });
+
+/**
+ * One channel's transfer: its new caller profile (Caller-Destination-Number is where it goes,
+ * until an inline dialplan, run, gives the old one back: bridge trace 2a), it leaves what it
+ * runs, then runs `apps` as its new dialplan.
+ */
+async function transferTo(
+  ch: Channel,
+  profile: { readonly destination: string; readonly dialplan: string; readonly context: string },
+  apps: ReadonlyArray<{ app: string; arg: string }>,
+): Promise<void> {
+  const before = ch.profile.destination;
+  Object.assign(ch.profile, profile);
+  await ch.executor.takeOver();
+  ch.transferring = false;
+  if (!ch.alive) return;
+  ch.setState('CS_ROUTING');
+  if (profile.dialplan === 'inline') ch.profile.destination = before;
+  ch.setState('CS_EXECUTE');
+  void ch.executor.runSequence(apps);
+}
 
 /** sched_hangup [+]<sec> <uuid> [cause]: default cause ALLOTTED_TIMEOUT. */
 const schedHangup: ApiHandler = (ctx, arg) => {

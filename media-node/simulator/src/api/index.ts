@@ -3,7 +3,7 @@ import type { SimContext } from '../core/context.js';
 import { originate } from '../core/originate.js';
 import { conferenceApi } from '../conference/api.js';
 import { CHANNEL_COMMANDS } from './channel-commands.js';
-import { uuidBridge } from '../trunk/bridge.js';
+import { uuidBridge, uuidPark } from '../trunk/bridge.js';
 import { VERSION, show, statusText, uuidDump } from './info.js';
 import { sofiaApi } from './sofia.js';
 import type { ApiHandler, ApiResult } from './types.js';
@@ -17,6 +17,7 @@ export function createApi(
     ...CHANNEL_COMMANDS,
     originate: (ctx, arg) => originate(ctx, arg),
     uuid_bridge: uuidBridge,
+    uuid_park: uuidPark,
     conference: (ctx, arg) => conferenceApi(ctx, arg),
     status: (ctx) => statusText(ctx, sessionsSinceStart()),
     version: () =>

@@ -4,6 +4,7 @@
 import type { Channel } from '../core/channel.js';
 import type { SimContext } from '../core/context.js';
 import { Player, type PlayEnd } from '../media/player.js';
+import { parseToneStream, writeTone } from '../media/tone-stream.js';
 
 export type FileResult = PlayEnd | 'not_found';
 
@@ -41,6 +42,8 @@ export class FilePlayback {
     const fileHeader: [string, string] = ['Playback-File-Path', path];
     this.ch.fire('PLAYBACK_START', { tail: [fileHeader] });
     if (this.suspended) player.suspend();
+    const tone = path.startsWith('tone_stream://') ? parseToneStream(path) : undefined;
+    if (tone) writeTone(tone, player, this.ch.audio);
     this.ch.executor.poke();
     this.ch.playing++;
     const how = await player.start().finally(() => this.ch.playing--);

@@ -46,6 +46,11 @@ export function isKnownCause(cause: string): boolean {
   return cause.toUpperCase() in Q850;
 }
 
+/**
+ * The Q.850 code of `hangup_cause_q850` (switch_channel_cause_q850): FreeSWITCH's own causes,
+ * numbered above 127 (ORIGINATOR_CANCEL 487, MEDIA_TIMEOUT 604…), report NORMAL_CLEARING's 16.
+ */
 export function q850(cause: string): number {
-  return Q850[cause] ?? 0;
+  const code = Q850[cause] ?? 0;
+  return code > 127 ? 16 : code;
 }

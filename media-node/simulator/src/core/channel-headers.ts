@@ -61,6 +61,13 @@ export interface ChannelTimes {
   hangup: number;
 }
 
+/** The other channel of a bridge, as uuid_bridge gave it to this one's caller profile. */
+export interface OtherLeg {
+  /** `originatee` on the bridge's originator, `originator` on the other. */
+  readonly type: 'originator' | 'originatee';
+  readonly leg: ChannelSnapshot;
+}
+
 export interface ChannelSnapshot {
   uuid: string;
   name: string;
@@ -72,6 +79,8 @@ export interface ChannelSnapshot {
   profile: CallerProfile;
   times: ChannelTimes;
   vars: Map<string, string>;
+  /** From uuid_bridge until the channel is transferred (a new caller profile). */
+  otherLeg: OtherLeg | undefined;
 }
 
 export function channelHeaders(ch: ChannelSnapshot, withVars: boolean): Header[] {
@@ -128,8 +137,43 @@ export function channelHeaders(ch: ChannelSnapshot, withVars: boolean): Header[]
     ['Caller-Privacy-Hide-Name', 'false'],
     ['Caller-Privacy-Hide-Number', 'false'],
   );
+  if (ch.otherLeg) h.push(['Other-Type', ch.otherLeg.type], ...otherLegHeaders(ch.otherLeg.leg));
   if (withVars) for (const [k, v] of ch.vars) h.push([`variable_${k}`, v]);
   return h;
+}
+
+/** The other channel's caller profile, as FreeSWITCH lists it under Other-Leg-*. */
+function otherLegHeaders(leg: ChannelSnapshot): Header[] {
+  const p = leg.profile;
+  const t = leg.times;
+  return [
+    ['Other-Leg-Direction', p.direction],
+    ['Other-Leg-Logical-Direction', p.direction],
+    ['Other-Leg-Caller-ID-Name', p.callerIdName],
+    ['Other-Leg-Caller-ID-Number', p.callerIdNumber],
+    ['Other-Leg-Orig-Caller-ID-Number', p.origCallerIdNumber],
+    ['Other-Leg-Callee-ID-Number', p.calleeIdNumber],
+    ['Other-Leg-ANI', p.ani],
+    ['Other-Leg-Destination-Number', p.destination],
+    ['Other-Leg-Unique-ID', leg.uuid],
+    ['Other-Leg-Source', p.source],
+    ['Other-Leg-Context', p.context],
+    ['Other-Leg-Channel-Name', leg.name],
+    ['Other-Leg-Profile-Created-Time', String(t.created)],
+    ['Other-Leg-Channel-Created-Time', String(t.created)],
+    ['Other-Leg-Channel-Answered-Time', String(t.answered)],
+    ['Other-Leg-Channel-Progress-Time', String(t.progress)],
+    ['Other-Leg-Channel-Progress-Media-Time', String(t.progressMedia)],
+    ['Other-Leg-Channel-Hangup-Time', String(t.hangup)],
+    ['Other-Leg-Channel-Transfer-Time', '0'],
+    ['Other-Leg-Channel-Resurrect-Time', '0'],
+    ['Other-Leg-Channel-Bridged-Time', '0'],
+    ['Other-Leg-Channel-Last-Hold', '0'],
+    ['Other-Leg-Channel-Hold-Accum', '0'],
+    ['Other-Leg-Screen-Bit', 'true'],
+    ['Other-Leg-Privacy-Hide-Name', 'false'],
+    ['Other-Leg-Privacy-Hide-Number', 'false'],
+  ];
 }
 
 /** FreeSWITCH's two date formats: local "YYYY-MM-DD hh:mm:ss" and RFC 1123 GMT. */

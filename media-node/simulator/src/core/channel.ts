@@ -15,6 +15,7 @@ import {
   type CallerProfile,
   type ChannelStateName,
   type ChannelTimes,
+  type OtherLeg,
 } from './channel-headers.js';
 
 /** What a channel uses of its switch (a SimContext is one). */
@@ -67,6 +68,10 @@ export class Channel {
   /** Files playing into the leg: a writer, which mod_audio_stream's mixed/stereo need. */
   playing = 0;
   hangupCause: string | undefined;
+  /** The other channel of its last bridge, in its caller profile (Other-Leg-* headers). */
+  otherLeg: OtherLeg | undefined;
+  /** uuid_transfer is taking it to a new dialplan: a bridge it leaves neither parks nor ends it. */
+  transferring = false;
   /** The other leg (loopback pair); it hangs up with this one. */
   peer: Channel | undefined;
   /** Cause the peer gets when this leg hangs up (loopback semantics differ per leg). */

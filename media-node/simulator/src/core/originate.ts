@@ -112,14 +112,18 @@ function createALeg(ctx: SimContext, req: OriginateRequest): Channel {
       ['channel_name', ep.channelName],
       ['uuid', uuid],
       ['call_uuid', uuid],
-      ...[...v].filter(([k]) => k !== 'origination_uuid'),
-      ['origination_uuid', uuid],
-      ['originate_early_media', 'true'],
-      ['originate_endpoint', ep.tech],
     ],
   });
   a.state = 'CS_NONE';
+  // The new uuid is announced before the originate's variables are applied (bridge trace 8a).
   if (ep.tech === 'loopback') a.fire('CHANNEL_UUID', { pre: [['Old-Unique-ID', randomUUID()]] });
+  for (const [k, value] of [
+    ...[...v].filter(([k]) => k !== 'origination_uuid'),
+    ['origination_uuid', uuid],
+    ['originate_early_media', 'true'],
+    ['originate_endpoint', ep.tech],
+  ])
+    if (k !== undefined && value !== undefined) a.vars.set(k, value);
   a.fire('CHANNEL_OUTGOING', { vars: false });
   a.setState('CS_INIT');
   a.fire('CHANNEL_CREATE');

@@ -3,6 +3,7 @@
 // caller then fires no PLAYBACK_START/STOP, only EXECUTE_COMPLETE with FILE NOT FOUND.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '@voicegw/shared';
+import { parseToneStream } from './tone-stream.js';
 import { parseWav } from './wav.js';
 
 export type Resolved = { readonly ok: true; readonly durationMs: number } | { readonly ok: false };
@@ -10,6 +11,7 @@ export type Resolved = { readonly ok: true; readonly durationMs: number } | { re
 const NOT_FOUND: Resolved = { ok: false };
 const MAX_BYTES = 64 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 10_000;
+/** A tone_stream the simulator cannot render still plays, silent, this long. */
 const TONE_MS = 1000;
 
 export class MediaResolver {
@@ -19,6 +21,8 @@ export class MediaResolver {
     const p = path.trim();
     if (p.startsWith('silence_stream://')) return silence(p.slice('silence_stream://'.length));
     if (p.startsWith('tone_stream://')) {
+      const tone = parseToneStream(p);
+      if (tone) return { ok: true, durationMs: tone.durationMs };
       return { ok: true, durationMs: p.includes('loops=-1') ? Infinity : TONE_MS };
     }
     if (p.startsWith('file_string://')) return this.fileString(p.slice('file_string://'.length));

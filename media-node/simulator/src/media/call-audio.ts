@@ -1,12 +1,11 @@
 // A call's two audio tracks: what the caller says (FreeSWITCH's read direction: a mono
 // mod_audio_stream, the left channel of a stereo one) and what the call hears (the write
 // direction: the right channel); a recording takes both. Both sit on the shared clock, so a
-// bridge or a conference can later route one call's `said` into another's `heard` sample for
-// sample (or render `heard` as its own writes mixed with the peer's `said`) without changing
-// either side.
+// bridge routes one call's `said` into another's `heard` sample for sample: what a call hears is
+// rendered when read, its own writes mixed with what each call it is bridged to says meanwhile.
 import { wavHeader } from '@voicegw/shared';
 import { CALL_RATE, msToSamples, nowSample, samplesToMs, slotOf } from './clock.js';
-import { mix, toL16 } from './pcm.js';
+import { mix, mixInto, toL16 } from './pcm.js';
 import { Track } from './track.js';
 
 /** How much audio is kept: the last 10 minutes, and at most 10 minutes of speech queued ahead. */
@@ -22,6 +21,13 @@ export type SaidSource =
 /** One thing the caller said: when it began, in ms since the call began, and for how long. */
 export type Said = { readonly at_ms: number; readonly ms: number } & SaidSource;
 
+/** Another call whose voice this one hears from clock sample `from` until `to` (a bridge). */
+interface Link {
+  readonly source: CallAudio;
+  readonly from: number;
+  to: number;
+}
+
 export class CallAudio {
   /** The clock sample the call began at: its channel's creation, on a frame boundary. */
   readonly began = slotOf(nowSample());
@@ -29,6 +35,7 @@ export class CallAudio {
   private readonly said = new Track(KEEP_SAMPLES);
   private readonly heard = new Track(KEEP_SAMPLES);
   private readonly saids: Said[] = [];
+  private links: Link[] = [];
   private saidUntil = 0;
   private endedAt: number | undefined;
 
@@ -64,9 +71,28 @@ export class CallAudio {
     return said;
   }
 
-  /** A writer (mod_audio_stream's write thread) puts a frame into what the call hears. */
+  /** A writer (mod_audio_stream's write thread, a tone) puts a frame into what the call hears. */
   hear(at: number, pcm: Int16Array): void {
     if (!this.ended) this.heard.mix(at, pcm);
+  }
+
+  /** Audio from the far end that is not the simulated caller's voice: RTP over the SIP trunk. */
+  receive(at: number, pcm: Int16Array): void {
+    if (!this.ended) this.said.mix(at, pcm);
+  }
+
+  /**
+   * From now on the call also hears what `source` says, as a bridge carries it; the returned
+   * function ends that (the bridge is over).
+   */
+  listenTo(source: CallAudio): () => void {
+    const now = nowSample();
+    this.links = this.links.filter((l) => l.to > now - KEEP_SAMPLES);
+    const link: Link = { source, from: now, to: Infinity };
+    this.links.push(link);
+    return () => {
+      link.to = Math.min(link.to, nowSample());
+    };
   }
 
   /** What the caller says over `count` samples from clock sample `from`. */
@@ -74,13 +100,21 @@ export class CallAudio {
     return this.said.read(from, count);
   }
 
+  /** What the call hears: its own writes and the voices of the calls it was bridged to. */
   hearing(from: number, count: number): Int16Array {
-    return this.heard.read(from, count);
+    const out = this.heard.read(from, count);
+    const until = Math.min(from + count, this.endedAt ?? Infinity);
+    for (const link of this.links) {
+      const start = Math.max(from, link.from);
+      const stop = Math.min(until, link.to);
+      if (stop > start) mixInto(out, link.source.saying(start, stop - start), start - from);
+    }
+    return out;
   }
 
   /** Both directions mixed, as FreeSWITCH records a call. */
   both(from: number, count: number): Int16Array {
-    return mix(this.said.read(from, count), this.heard.read(from, count));
+    return mix(this.said.read(from, count), this.hearing(from, count));
   }
 
   timeline(): readonly Said[] {
@@ -91,7 +125,7 @@ export class CallAudio {
   heardWav(): { readonly wav: Buffer; readonly fromMs: number } {
     const to = this.end;
     const from = Math.max(this.began, to - KEEP_SAMPLES);
-    const data = toL16(this.heard.read(from, to - from));
+    const data = toL16(this.hearing(from, to - from));
     return {
       wav: Buffer.concat([wavHeader(data.length, CALL_RATE), data]),
       fromMs: samplesToMs(from - this.began),

@@ -27,6 +27,11 @@ export class Player {
     return this.userPaused;
   }
 
+  /** Playing now: not ended, paused or suspended. */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
   /** Milliseconds played so far. */
   position(): number {
     if (!this.running) return this.positionBase;

@@ -2,10 +2,12 @@
 // A local hangup reaches the far side when this channel reaches CS_HANGUP, one media frame
 // after its CHANNEL_HANGUP (where mod_sofia sends the BYE, CANCEL or refusal), with the same
 // cause; the far side then hangs up as after a uuid_kill (trace i: USER_BUSY on one leg is
-// USER_BUSY on the other). DTMF sent toward the far end arrives there as RFC 2833.
+// USER_BUSY on the other). DTMF sent toward the far end arrives there as RFC 2833, and from
+// early media or the answer on, what the channel hears goes to the far one as RTP (rtp.ts).
 import type { Channel } from '../core/channel.js';
 import { TEARDOWN_DELAY_MS } from '../core/timing.js';
 import { statusOf, type TrunkMessage, type TrunkWire } from './protocol.js';
+import { RtpReceiver, RtpSender } from './rtp.js';
 
 /** The cause of a channel whose trunk connection broke without a BYE (RTP stopped). */
 const LOST_CAUSE = 'MEDIA_TIMEOUT';
@@ -15,6 +17,8 @@ export class TrunkLeg {
   private over = false;
   private pending: TrunkMessage | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private rtp: RtpSender | undefined;
+  private readonly received: RtpReceiver;
 
   constructor(
     readonly channel: Channel,
@@ -24,7 +28,13 @@ export class TrunkLeg {
     private readonly onOver: (leg: TrunkLeg) => void,
   ) {
     channel.sendDtmf = (digit, samples) => this.wire.send({ m: 'DTMF', digit, samples });
-    channel.onHangup((cause) => this.localHangup(cause));
+    this.received = new RtpReceiver(channel.audio);
+    channel.onHangup((cause) => {
+      this.rtp?.stop();
+      this.localHangup(cause);
+    });
+    channel.onEarlyMedia(() => this.sendMedia());
+    channel.onAnswer(() => this.sendMedia());
     if (side === 'callee') this.announceProgress();
   }
 
@@ -47,6 +57,9 @@ export class TrunkLeg {
         return;
       case 'DTMF':
         ch.dtmf(message.digit, message.samples, 'RTP');
+        return;
+      case 'RTP':
+        this.received.receive(message);
         return;
       case 'INVITE':
         return;
@@ -88,6 +101,12 @@ export class TrunkLeg {
     else if (this.side === 'caller') this.pending = { m: 'CANCEL', cause };
     else this.pending = { m: 'RESPONSE', code: statusOf(cause), cause };
     this.timer = setTimeout(() => this.flush(), TEARDOWN_DELAY_MS);
+  }
+
+  /** Media flows from early media or the answer on (whichever comes first). */
+  private sendMedia(): void {
+    if (this.rtp || !this.channel.alive) return;
+    this.rtp = new RtpSender(this.channel.audio, (frame) => this.wire.send({ m: 'RTP', ...frame }));
   }
 
   /** The callee's ringing, early media and answer go back as 180, 183 and 200. */

@@ -1,9 +1,10 @@
 // The wire format of the simulators' SIP trunk: one TCP connection per call (the connection is
 // the SIP dialog) carrying one JSON object per line. The messages are the SIP requests and
 // responses two real FreeSWITCHes exchange for a call (trace i): INVITE, 180/183/200 or a final
-// failure, CANCEL, BYE, and RFC 2833 DTMF. Hangup causes travel as FreeSWITCH puts them in the
+// failure, CANCEL, BYE, RFC 2833 DTMF and the call's audio (RTP, trunk/rtp.ts). Hangup causes travel as FreeSWITCH puts them in the
 // Reason header (`Q.850;cause=17;text="USER_BUSY"`), so the far side hangs up with the same one.
 import type { Socket } from 'node:net';
+import type { RtpFrame } from './rtp.js';
 
 export type TrunkMessage =
   | {
@@ -20,7 +21,9 @@ export type TrunkMessage =
   | { readonly m: 'RESPONSE'; readonly code: number; readonly cause?: string }
   | { readonly m: 'CANCEL'; readonly cause: string }
   | { readonly m: 'BYE'; readonly cause: string }
-  | { readonly m: 'DTMF'; readonly digit: string; readonly samples: number };
+  | { readonly m: 'DTMF'; readonly digit: string; readonly samples: number }
+  /** One 20 ms frame of audio toward the far leg (silent frames are not sent). */
+  | ({ readonly m: 'RTP' } & RtpFrame);
 
 /** The SIP status a refusal with this cause goes out as (the inverse of mod_sofia's map). */
 const CAUSE_STATUS: Readonly<Record<string, number>> = {

@@ -1,6 +1,9 @@
 import { addCallerIds } from './addCallerIds.js';
 import { admitInbound } from './admitInbound.js';
 import { answerCommand } from './answerCommand.js';
+import { bridgeConfirmed } from './bridgeConfirmed.js';
+import { bridgeEnded } from './bridgeEnded.js';
+import { bridgeRefused } from './bridgeRefused.js';
 import { claimDids } from './claimDids.js';
 import { conferenceMember } from './conferenceMember.js';
 import { createRoom } from './createRoom.js';
@@ -34,6 +37,9 @@ export const SCRIPT_BUILDERS = {
   addCallerIds,
   admitInbound,
   answerCommand,
+  bridgeConfirmed,
+  bridgeEnded,
+  bridgeRefused,
   claimDids,
   conferenceMember,
   createRoom,
