@@ -21,7 +21,7 @@ export interface LiveCall {
 const caller = (): string => `050${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
 
 /** A promise whose rejection nobody may await (the step before it failed): no unhandled error. */
-function later<T>(promise: Promise<T>): Promise<T> {
+export function later<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
   return promise;
 }

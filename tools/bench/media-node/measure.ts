@@ -1,6 +1,7 @@
 import type { HopMarks } from '@voicegw/shared';
 import type { BenchOptions } from '../lib/options.js';
 import { redisUsedMemory } from '../lib/redis-info.js';
+import { calmly, type HostRecord } from '../lib/rounds.js';
 import { closedTasks, pacedTasks, type Recorder, type TaskLoadResult } from '../lib/task-load.js';
 import type { MemoryReply } from '../servers/protocol.js';
 import { gatewayCall, gatewayCommand, inParallel, type LiveCall } from './flows.js';
@@ -42,6 +43,39 @@ export async function measureMax(
     cpu: cpuPerOp(before, await stack.cpu(), load.completed),
     cpuWait: waitPerRun(waitsBefore, stack.waits()),
   };
+}
+
+export interface PacedMeasured extends Measured {
+  /** What the host took during the measured window, and whether it was measured again. */
+  readonly host: HostRecord;
+}
+
+/**
+ * Latency at `rate` tasks per second: a warm-up at that rate (not recorded), then, once the host
+ * is calm (rounds.ts), a 1 s lead-in at the same rate, since the calm wait left the processes
+ * idle, and the measured window, with CPU per task.
+ */
+export async function measurePaced(
+  stack: MediaStack,
+  options: BenchOptions,
+  rate: number,
+  task: Task,
+): Promise<PacedMeasured> {
+  await pacedTasks(rate, options.warmupSec, task);
+  const measured = await calmly(
+    async () => {
+      await pacedTasks(rate, 1, task);
+      const [before, waitsBefore] = [await stack.cpu(), stack.waits()];
+      const load = await pacedTasks(rate, options.durationSec, task);
+      return {
+        load,
+        cpu: cpuPerOp(before, await stack.cpu(), load.completed),
+        cpuWait: waitPerRun(waitsBefore, stack.waits()),
+      };
+    },
+    { sensitivity: 'latency' },
+  );
+  return { ...measured.result, host: measured };
 }
 
 /** Round robin over live calls. */

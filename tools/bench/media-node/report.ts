@@ -42,7 +42,16 @@ function pair(load: TaskLoadResult, step: string): string {
 
 const p99 = (load: TaskLoadResult, step: string): number => stepPercentiles(load, step)[1];
 
-function cpuRows(what: string, gw: Measured, raw: Measured): Cell[][] {
+/**
+ * CPU per operation of every process, and each process's wait for a CPU, gateway and baseline;
+ * `compare` fills the last column of the simulator's row (the table's gateway / baseline).
+ */
+export function cpuRows(
+  what: string,
+  gw: Measured,
+  raw: Measured,
+  compare: (gw: number, raw: number) => Cell = (g, r) => ratio(g / r),
+): Cell[][] {
   return [
     [`CPU per ${what} µs: media node`, us(gw.cpu.node), '—', ''],
     [`CPU per ${what} µs: api`, us(gw.cpu.api), '—', ''],
@@ -51,7 +60,7 @@ function cpuRows(what: string, gw: Measured, raw: Measured): Cell[][] {
       `CPU per ${what} µs: simulator`,
       us(gw.cpu.simulator),
       us(raw.cpu.simulator),
-      ratio(gw.cpu.simulator / raw.cpu.simulator),
+      compare(gw.cpu.simulator, raw.cpu.simulator),
     ],
     [`CPU per ${what} µs: load generator`, us(gw.cpu.generator), us(raw.cpu.generator), ''],
     [

@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { makeToneWav } from '@voicegw/simulator';
 import type { EslClient } from '@voicegw/simulator/client';
 import type { Recorder } from '../lib/task-load.js';
-import type { LiveCall } from './flows.js';
+import { later } from './flows.js';
 import type { Gateway } from './stack.js';
+import type { Teams } from './teams.js';
 
 /**
  * Conference churn, both sides: a room is created, a team of live calls joins it (muted), a
@@ -20,60 +21,6 @@ import type { Gateway } from './stack.js';
 
 /** A call may join again only this long after its last join (the `conference` cooldown). */
 export const JOIN_COOLDOWN_MS = 2100;
-
-/**
- * Teams of calls (one app each) taken in turn, each rested for `cooldownMs` after its use: the
- * api's join cooldown; FreeSWITCH has none, so the baseline's teams do not rest.
- */
-export class Teams {
-  private readonly queue: { calls: readonly LiveCall[]; readyAt: number }[];
-
-  constructor(
-    teams: readonly (readonly LiveCall[])[],
-    private readonly cooldownMs: number,
-  ) {
-    this.queue = teams.map((calls) => ({ calls, readyAt: 0 }));
-  }
-
-  get size(): number {
-    return this.queue.length;
-  }
-
-  async take(): Promise<readonly LiveCall[]> {
-    for (;;) {
-      const head = this.queue.shift();
-      if (head) {
-        const wait = head.readyAt - Date.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        return head.calls;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
-  give(calls: readonly LiveCall[]): void {
-    this.queue.push({ calls, readyAt: Date.now() + this.cooldownMs });
-  }
-}
-
-/** Teams of `size` calls of one app each (a room belongs to one app); the rest left out. */
-export function teamsByApp(calls: readonly LiveCall[], size: number): LiveCall[][] {
-  const byApp = new Map<string, LiveCall[]>();
-  for (const call of calls) {
-    const app = call.app?.appId ?? '';
-    byApp.set(app, [...(byApp.get(app) ?? []), call]);
-  }
-  const teams: LiveCall[][] = [];
-  for (const group of byApp.values()) {
-    for (let i = 0; i + size <= group.length; i += size) teams.push(group.slice(i, i + size));
-  }
-  return teams;
-}
-
-function later<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
-}
 
 export async function gatewayRoom(gw: Gateway, teams: Teams, audioUrl: string, record: Recorder) {
   const team = await teams.take();

@@ -3,15 +3,9 @@ import type { Scenario } from '../lib/scenario.js';
 import { gatewayCall, gatewayHangup, inParallel, rawCall } from '../media-node/flows.js';
 import { measureMax } from '../media-node/measure.js';
 import { roomsReport } from '../media-node/rooms-report.js';
-import {
-  gatewayRoom,
-  JOIN_COOLDOWN_MS,
-  rawRoom,
-  servePrompt,
-  Teams,
-  teamsByApp,
-} from '../media-node/rooms.js';
+import { gatewayRoom, JOIN_COOLDOWN_MS, rawRoom, servePrompt } from '../media-node/rooms.js';
 import { MediaStack } from '../media-node/stack.js';
+import { Teams, teamsByApp } from '../media-node/teams.js';
 
 /** Calls per room. */
 const MEMBERS = 3;

@@ -1,5 +1,6 @@
 import type { Scenario } from '../lib/scenario.js';
 import { apiCommand } from './api-command.js';
+import { bridge } from './bridge.js';
 import { conferenceChurn } from './conference-churn.js';
 import { mediaNode } from './media-node.js';
 import { mediaStreams } from './media-streams.js';
@@ -12,4 +13,5 @@ export const SCENARIOS: readonly Scenario[] = [
   conferenceChurn,
   webhooks,
   mediaStreams,
+  bridge,
 ];
