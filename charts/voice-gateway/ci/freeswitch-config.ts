@@ -6,6 +6,8 @@
 //   - the event socket password is never empty (FreeSWITCH would accept ClueCon instead), and it
 //     is the media node's FS_ESL_PASSWORD;
 //   - the gateway DIAL_STRING_TEMPLATE dials exists (no `Invalid Gateway`);
+//   - every SIP profile paces RTP with `rtp-timer-name` `soft` (a bridge between two nodes'
+//     FreeSWITCH is otherwise silent when one side sends no RTP);
 //   - mod_audio_stream is loaded exactly when something streams with it (stream-mode recordings,
 //     media streams), and in file mode FreeSWITCH writes where the recordings volume is mounted,
 //     in its container and its media node's;
@@ -114,6 +116,8 @@ export function checkFreeswitchPod(pod: FreeswitchPod, expected?: FreeswitchExpe
     );
   }
 
+  problems.push(...checkRtpTimer(sofia));
+
   const mode = pod.mediaNode.env.get('RECORDING_MODE') ?? 'off';
   problems.push(...checkAudioStream(configuration('modules.conf'), mode, expected?.mediaStreams));
   problems.push(...checkRecordings(pod, mode));
@@ -131,6 +135,21 @@ export function checkFreeswitchPod(pod: FreeswitchPod, expected?: FreeswitchExpe
     problems.push(`RECORDING_MODE of the media node is ${mode}, not ${expected.recordingMode}`);
   problems.push(...checkTrunk(gateways, globals, expected.trunk));
   return problems;
+}
+
+/** Every SIP profile's RTP paced by the soft timer. */
+function checkRtpTimer(sofia: XmlElement | undefined): string[] {
+  const profiles = descendants(sofia ?? {}, 'profile');
+  if (profiles.length === 0) return ['sofia.conf.xml: no SIP profile'];
+  return profiles.flatMap((profile) => {
+    const timer = params(children(profile, 'settings')[0]).get('rtp-timer-name');
+    return timer === 'soft'
+      ? []
+      : [
+          `sofia.conf.xml profile ${attribute(profile, 'name')}: rtp-timer-name is ` +
+            `${timer ?? 'unset'}, must be soft`,
+        ];
+  });
 }
 
 /** The event socket's password as FreeSWITCH resolves it: never empty, the node's own. */
