@@ -203,7 +203,54 @@ describe('GET /api/v1/sessions/{uuid}', () => {
       duration_seconds: null,
       room_id: null,
       recording_ids: [],
+      bridge: null,
+      parent_session_uuid: null,
     });
+  });
+
+  it('shows the bridge a session is in, and on a transfer’s new leg its parent, in the list too', async () => {
+    const caller = await seedSession(api, tenant, node.prefix, {
+      created_at: BASE - 4,
+      answered_at: BASE - 3,
+    });
+    const leg = await seedSession(api, tenant, node.prefix, {
+      created_at: BASE - 2,
+      direction: 'outbound',
+      caller_id: '0731234567',
+      did: '0521234567',
+      dial_status: 'dialing',
+      parent_session_uuid: caller,
+    });
+    // The fields a transfer's script run writes on both, then those of the bridge it made.
+    const mark = (id: string, state: string, peer: string) =>
+      api.redis.hset(api.keys.session(id), {
+        bridge_state: state,
+        bridge_peer: peer,
+        bridge_uid: 'xfer',
+      });
+    await mark(caller, 'transferring', leg);
+    await mark(leg, 'transferring', caller);
+    expect((await get(`/api/v1/sessions/${leg}`)).json()).toMatchObject({
+      bridge: { peer_session_uuid: caller, state: 'transferring' },
+      parent_session_uuid: caller,
+    });
+    await mark(caller, 'bridged', leg);
+    expect((await get(`/api/v1/sessions/${caller}`)).json()).toMatchObject({
+      bridge: { peer_session_uuid: leg, state: 'bridged' },
+      parent_session_uuid: null,
+    });
+    const listed = await list('?limit=100');
+    expect(listed.sessions.find((s) => s.session_uuid === leg)).toMatchObject({
+      bridge: { peer_session_uuid: caller, state: 'transferring' },
+      parent_session_uuid: caller,
+    });
+    // Out of the bridge (bridgeEnded-3.lua deletes the three fields): none; the parent stays.
+    await api.redis.hdel(api.keys.session(leg), 'bridge_state', 'bridge_peer', 'bridge_uid');
+    expect((await get(`/api/v1/sessions/${leg}`)).json()).toMatchObject({
+      bridge: null,
+      parent_session_uuid: caller,
+    });
+    for (const id of [caller, leg]) await api.redis.del(api.keys.session(id));
   });
 
   it('reads a dialed session with its to, from and metadata', async () => {

@@ -193,6 +193,12 @@ export type SessionList = {
 export type Session =
   | {
       answered_at: string | null;
+      bridge: {
+        /** The other party: the bridged session, or during a transfer its new leg */
+        peer_session_uuid: string;
+        /** `bridging`: accepted, not yet connected; `bridged`: connected (`call.bridged`); `unbridging`: an unbridge accepted; `transferring`: a transfer ringing (its caller and its new leg) */
+        state: 'bridging' | 'bridged' | 'unbridging' | 'transferring';
+      } | null;
       /** Inbound: the caller; outbound: the dial `from` */
       caller_id: string;
       created_at: string;
@@ -203,6 +209,7 @@ export type Session =
       ended_at: string | null;
       hangup_cause:
         'completed' | 'busy' | 'rejected' | 'no_answer' | 'unavailable' | 'failed' | null;
+      parent_session_uuid: string | null;
       /** Recordings started, oldest first */
       recording_ids: string[];
       room_id: string | null;
@@ -213,6 +220,12 @@ export type Session =
     }
   | {
       answered_at: string | null;
+      bridge: {
+        /** The other party: the bridged session, or during a transfer its new leg */
+        peer_session_uuid: string;
+        /** `bridging`: accepted, not yet connected; `bridged`: connected (`call.bridged`); `unbridging`: an unbridge accepted; `transferring`: a transfer ringing (its caller and its new leg) */
+        state: 'bridging' | 'bridged' | 'unbridging' | 'transferring';
+      } | null;
       /** Inbound: the caller; outbound: the dial `from` */
       caller_id: string;
       created_at: string;
@@ -224,6 +237,7 @@ export type Session =
         'completed' | 'busy' | 'rejected' | 'no_answer' | 'unavailable' | 'failed' | null;
       /** The dial `metadata` */
       metadata: Record<string, unknown>;
+      parent_session_uuid: string | null;
       /** Recordings started, oldest first */
       recording_ids: string[];
       room_id: string | null;

@@ -1,4 +1,4 @@
-import { HANGUP_CAUSES } from '@voicegw/shared';
+import { BRIDGE_STATES, HANGUP_CAUSES } from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
 import { PageQuery } from './page-query.js';
 
@@ -30,6 +30,25 @@ const common = {
   ),
   room_id: nullable(Type.String({ description: 'The conference room the session is in' })),
   recording_ids: Type.Array(Type.String(), { description: 'Recordings started, oldest first' }),
+  bridge: nullable(
+    Type.Object(
+      {
+        peer_session_uuid: Type.String({
+          description: 'The other party: the bridged session, or during a transfer its new leg',
+        }),
+        state: Type.Enum(BRIDGE_STATES, {
+          description:
+            '`bridging`: accepted, not yet connected; `bridged`: connected (`call.bridged`); ' +
+            '`unbridging`: an unbridge accepted; `transferring`: a transfer ringing (its ' +
+            'caller and its new leg)',
+        }),
+      },
+      { description: 'The bridge or transfer the session is in; null when in none' },
+    ),
+  ),
+  parent_session_uuid: nullable(
+    Type.String({ description: 'On a transfer’s new leg: the session that transferred' }),
+  ),
 };
 
 export const InboundSession = Type.Object({

@@ -85,6 +85,10 @@ export function toSession(id: string, session: SessionRecord): Session {
     duration_seconds: session.duration_seconds ?? null,
     room_id: session.conf_room || null,
     recording_ids: [...session.recording_ids],
+    bridge: session.bridge
+      ? { peer_session_uuid: session.bridge.bridge_peer, state: session.bridge.bridge_state }
+      : null,
+    parent_session_uuid: session.parent_session_uuid ?? null,
   };
   if (session.direction === 'inbound') {
     return { ...common, direction: 'inbound', did: session.did };

@@ -65,6 +65,16 @@ async function heardBy(speaker: Party, listener: Party, hz: number): Promise<num
 
 const unbridged = (session: string): Promise<Ev> => stack.events.of(session, 'call.unbridged');
 
+/** The bridge GET /api/v1/sessions/{uuid} shows. */
+async function bridgeShown(p: Party): Promise<unknown> {
+  const res = await stack.api.inject({
+    method: 'GET',
+    url: `/api/v1/sessions/${p.session}`,
+    headers: tenant.headers,
+  });
+  return res.json<{ bridge: unknown }>().bridge;
+}
+
 /** The simulator's channel, if it still has it. */
 async function channel(p: Party): Promise<{ answer_state: string } | undefined> {
   return (await p.on.control.calls()).find((c) => c.uuid === p.uuid);
@@ -101,6 +111,8 @@ describe.each([
     const a = await party(stack);
     const b = await party(peerNode());
     await bridge(a, b);
+    expect(await bridgeShown(a)).toEqual({ peer_session_uuid: b.session, state: 'bridged' });
+    expect(await bridgeShown(b)).toEqual({ peer_session_uuid: a.session, state: 'bridged' });
     expect(await heardBy(a, b, 1000)).toBeGreaterThan(5000);
     expect(await heardBy(b, a, 600)).toBeGreaterThan(5000);
 
@@ -125,6 +137,7 @@ describe.each([
       expect((await unbridged(self.session)).duration_ms).toBeGreaterThan(1000);
       expect(await channel(self)).toMatchObject({ answer_state: 'answered' });
       expect(await stack.redis.hget(stack.keys.session(self.session), 'bridge_state')).toBeNull();
+      expect(await bridgeShown(self)).toBeNull();
     }
     expect(await heardBy(a, b, 1000)).toBeLessThan(100);
 

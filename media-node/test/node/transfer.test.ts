@@ -81,6 +81,18 @@ describe('transfer', () => {
     expect(await stack.redis.hget(stack.keys.session(leg), 'parent_session_uuid')).toBe(
       caller.session,
     );
+    const shown = await stack.api.inject({
+      method: 'GET',
+      url: `/api/v1/sessions/${leg}`,
+      headers: tenant.headers,
+    });
+    expect(shown.json()).toMatchObject({
+      parent_session_uuid: caller.session,
+      bridge: { peer_session_uuid: caller.session, state: 'bridged' },
+      to,
+      from: cid,
+      metadata: { order: uid },
+    });
 
     // While the leg rang (2.5 s) the caller heard ringback; it stopped with the bridge.
     const heard = await stack.control.heard(caller.uuid);
