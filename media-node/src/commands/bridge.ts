@@ -1,4 +1,4 @@
-import { clearRefusedBridge, DEFERRED_TIMEOUT_MS, parseSessionId } from '@voicegw/shared';
+import { clearRefusedBridge, DEFERRED_TIMEOUT_MS, hopTrace, parseSessionId } from '@voicegw/shared';
 import { bridgeChannels, dialPeerNode } from '../bridge/connect.js';
 import { BridgeParty, separate } from '../bridge/party.js';
 import { BridgeError } from '../conference/bridge-leg.js';
@@ -38,6 +38,8 @@ export const bridge: SessionCommand<'bridge'> = {
         const timer = setTimeout(() => party.abandon(), Math.max(0, deadline - Date.now()));
         const confirmedOrNot = (ok: boolean): void => {
           clearTimeout(timer);
+          // As answer's: FreeSWITCH's confirmation (CHANNEL_BRIDGE, call.bridged published).
+          hopTrace.mark(message.operation_id, 'node.confirmed');
           if (!ok) return fail('the bridge was not confirmed within 2000 ms', true);
           settle(
             session.serial(() => ctx.result(true, undefined, [], { peer_session_uuid: peerId })),

@@ -1,9 +1,11 @@
+import type { HopMarks } from '@voicegw/shared';
 import { count, ms, msUp, perSec, us } from '../lib/format.js';
 import { hostNote } from '../lib/rounds.js';
 import type { Cell, ScenarioResult } from '../lib/scenario.js';
 import { stepPercentiles, type TaskLoadResult } from '../lib/task-load.js';
 import { PAIR_REST_MS, PAIR_WAIT } from './bridges.js';
 import type { Settled } from './flows.js';
+import { BRIDGE_HOPS, hopRows } from './hops.js';
 import type { PacedMeasured } from './measure.js';
 import { cpuRows } from './report.js';
 
@@ -25,6 +27,8 @@ export interface BridgeFigures {
   readonly bare: BridgeSide;
   readonly redisVersion: string;
   readonly eventsRead: number;
+  /** The gateway's sampled bridges, stamped hop by hop (its warm-up and lead-in included). */
+  readonly hops?: HopMarks;
 }
 
 const pair = (load: TaskLoadResult, step: string): string => {
@@ -72,6 +76,14 @@ export function bridgeReport(f: BridgeFigures): ScenarioResult {
       pair(bare.load, 'unbridged'),
       '',
     ],
+    ...(f.hops
+      ? hopRows(
+          f.hops,
+          bare.load,
+          `at ${f.rate} bridges/s: where a bridge's time goes`,
+          BRIDGE_HOPS,
+        )
+      : []),
     ['bridges/s reached', perSec(gw.load.perSec), perSec(bare.load.perSec), ''],
     ...cpuRows('bridge', gw, bare, (g, b) => us(g - b)),
     ['failed bridges (and calls that did not come up)', count(gwFailed), count(bareFailed), ''],

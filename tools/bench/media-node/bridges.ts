@@ -1,3 +1,4 @@
+import { hopTrace, monotonicMs } from '@voicegw/shared';
 import type { EslClient } from '@voicegw/simulator/client';
 import type { Recorder } from '../lib/task-load.js';
 import { later, type LiveCall } from './flows.js';
@@ -47,8 +48,10 @@ export async function gatewayBridge(gw: Gateway, pairs: Teams, record: Recorder)
     gw.http.expect(202, 'POST', `/api/v1/sessions/${id}/commands/${name}`, a.app?.headers, body);
   const bridged = later(gw.events.once(`call.bridged:${a.id}`));
   const peerBridged = later(gw.events.once(`call.bridged:${b.id}`));
+  const sent = monotonicMs();
   const reply = await command(a.id, 'bridge', { session_uuid: b.id });
   record('accepted', performance.now() - t0);
+  hopTrace.mark(String(reply.operation_id), 'bench.sent', sent);
   const event = await bridged;
   record('bridged', performance.now() - t0);
   if (event.peer_session_uuid !== b.id) throw new Error(`call.bridged ${JSON.stringify(event)}`);

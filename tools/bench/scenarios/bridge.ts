@@ -3,6 +3,7 @@ import type { Scenario } from '../lib/scenario.js';
 import { bridgeReport } from '../media-node/bridge-report.js';
 import { gatewayBridge, PAIR_REST_MS, rawBridge } from '../media-node/bridges.js';
 import { gatewayCall, gatewayHangup, inParallel, rawCall } from '../media-node/flows.js';
+import { collectHops } from '../media-node/hops.js';
 import { measurePaced } from '../media-node/measure.js';
 import { MediaStack } from '../media-node/stack.js';
 import { Teams, teamsByApp } from '../media-node/teams.js';
@@ -64,12 +65,15 @@ export const bridge: Scenario = {
       );
       const teams = teamsByApp(opened.ok, 2);
       const pairs = new Teams(teams, PAIR_REST_MS);
+      await collectHops(gw); // the answers'
       const gateway = await measurePaced(stack, options, RATE, (r) => gatewayBridge(gw, pairs, r));
+      const hops = await collectHops(gw);
       await inParallel(opened.ok, options.connections, (call) => gatewayHangup(gw, call));
 
       return bridgeReport({
         rate: RATE,
         gateway: { measured: gateway, opened, pairs: teams.length },
+        hops,
         bare: { measured: bare, opened: rawOpened, pairs: rawTeams.length },
         redisVersion: await stack.redisVersion(),
         eventsRead: gw.events.read,

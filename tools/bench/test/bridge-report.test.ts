@@ -76,6 +76,48 @@ describe('bridgeReport', () => {
     expect(empty.checks[0]!.pass).toBe(false);
   });
 
+  it('breaks a sampled bridge down hop by hop, the bridge itself beside the bare socket’s', () => {
+    // Stamps 1 ms apart, but FreeSWITCH's part (started → confirmed): 20 ms.
+    const stamps = (at: number) => ({
+      'bench.sent': at,
+      'api.received': at + 1,
+      'api.appended': at + 2,
+      'node.read': at + 3,
+      'node.started': at + 4,
+      'node.accepted': at + 4,
+      'node.confirmed': at + 24,
+      'node.result': at + 25,
+      'node.published': at + 26,
+      'bench.read': at + 27,
+    });
+    const hops = { a: stamps(0), b: stamps(100), unstamped: { 'node.read': 5 } };
+    const { rows } = bridgeReport({
+      rate: 100,
+      gateway: side(samples(25, 40)),
+      bare: side(samples(22, 30)),
+      redisVersion: '7',
+      eventsRead: 0,
+      hops,
+    });
+    const at = rows.findIndex((r) => String(r[0]).includes('where a bridge'));
+    expect(rows[at]![0]).toContain('(2 sampled)');
+    const bridged = rows.slice(at).find((r) => String(r[0]).includes('CHANNEL_BRIDGE'))!;
+    expect(bridged.slice(1, 3)).toEqual(['20.00 / 20.00', '22.00 / 30.00']);
+    expect(rows.slice(at + 1, at + 9).map((r) => r[1])).toEqual([
+      '1.00 / 1.00',
+      '1.00 / 1.00',
+      '1.00 / 1.00',
+      '1.00 / 1.00',
+      '20.00 / 20.00',
+      '1.00 / 1.00',
+      '1.00 / 1.00',
+      '1.00 / 1.00',
+    ]);
+    // Without stamps, no breakdown: its title and its eight rows go.
+    const without = report(side(samples(25, 40)), side(samples(22, 30))).rows;
+    expect(without).toHaveLength(rows.length - 9);
+  });
+
   it('says how many bridges of the window waited for a pair, and the longest wait', () => {
     const { notes } = report(side(samples(22, 30), 0, [5, 30]), side(samples(22, 30)));
     expect(notes.join('\n')).toContain(
