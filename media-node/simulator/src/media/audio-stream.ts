@@ -61,6 +61,8 @@ export interface StreamStatus {
   readonly size_ms: number;
   readonly buffered_ms: number;
   readonly waiting_ms: number;
+  /** Messages that waited for room (each a sleep of the module's socket thread). */
+  readonly waits: number;
 }
 
 type Phase =
