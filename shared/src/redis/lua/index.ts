@@ -7,6 +7,7 @@ import { createRoom } from './createRoom.js';
 import { deadLetterLane } from './deadLetterLane.js';
 import { deleteRoom } from './deleteRoom.js';
 import { endSession } from './endSession.js';
+import { extendLeases } from './extendLeases.js';
 import { failDeadCommands } from './failDeadCommands.js';
 import { parkEvents } from './parkEvents.js';
 import { placeDial } from './placeDial.js';
@@ -40,6 +41,7 @@ export const SCRIPT_BUILDERS = {
   deadLetterLane,
   deleteRoom,
   endSession,
+  extendLeases,
   failDeadCommands,
   parkEvents,
   placeDial,
