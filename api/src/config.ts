@@ -1,4 +1,11 @@
-import { BooleanFlag, CommonEnv, loadConfig, RecordingModeEnv } from '@voicegw/shared';
+import {
+  BooleanFlag,
+  CommonEnv,
+  loadConfig,
+  RecordingModeEnv,
+  withRedisEndpoint,
+  type WithRedisEndpoint,
+} from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
 
 /**
@@ -95,11 +102,11 @@ export const ApiEnv = Type.Object({
   }),
 });
 
-export type ApiConfig = Static<typeof ApiEnv>;
+export type ApiConfig = WithRedisEndpoint<Static<typeof ApiEnv>>;
 
 /** The base of the URLs the api hands out (recording_url): PUBLIC_BASE_URL, without a trailing /. */
 export const publicBaseUrl = (config: ApiConfig): string =>
   (config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`).replace(/\/+$/, '');
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =>
-  loadConfig(ApiEnv, env);
+  withRedisEndpoint(loadConfig(ApiEnv, env));

@@ -101,7 +101,7 @@ describe.skipIf(SKIPPED)(
         maxWaitMs: 20,
         partitionsConcurrency: 4,
         groupId,
-        redisUrl: inject('redisUrl'),
+        redisEndpoint: { kind: 'url', url: inject('redisUrl') },
         redis: connection,
         keys,
         leaseTtlMs: 1000,

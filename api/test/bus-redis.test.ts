@@ -57,11 +57,13 @@ afterEach(async () => {
   redis.disconnect();
 });
 
-function bus(options: Partial<{ shards: number; buffer: number }> = {}): RedisEventBus {
+function bus(
+  options: Partial<{ shards: number; buffer: number; blockMs: number }> = {},
+): RedisEventBus {
   const connection = new Redis(inject('redisUrl'));
   connections.push(connection);
   const created = new RedisEventBus({
-    redisUrl: inject('redisUrl'),
+    redisEndpoint: { kind: 'url', url: inject('redisUrl') },
     redis: connection,
     keys,
     shards: options.shards ?? SHARDS,
@@ -69,7 +71,7 @@ function bus(options: Partial<{ shards: number; buffer: number }> = {}): RedisEv
     buffer: options.buffer ?? 1000,
     dispatcherId: `test-${randomBytes(3).toString('hex')}`,
     log,
-    blockMs: 100,
+    blockMs: options.blockMs ?? 100,
     maintenanceIntervalMs: 200,
   });
   buses.push(created);
@@ -87,6 +89,16 @@ async function startRecording(target: RedisEventBus, autoAck = false): Promise<R
 const publish = (appId: string, seq: number) => publishSeq(publisher, appId, seq);
 
 const seqs = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
+/** An app id in each shard, in shard order. */
+function oneAppPerShard(): string[] {
+  const apps = new Map<number, string>();
+  for (let i = 0; apps.size < SHARDS; i++) {
+    const app = `app-${i}`;
+    if (!apps.has(shardOf(app, SHARDS))) apps.set(shardOf(app, SHARDS), app);
+  }
+  return [...apps.entries()].sort(([x], [y]) => x - y).map(([, app]) => app);
+}
 
 /** Publishes events 1 to `count` of `appId` and waits until `recorder` (empty so far) has them. */
 async function publishAndAwait(recorder: Recorder, appId: string, count: number) {
@@ -186,6 +198,36 @@ describe('Redis event bus', () => {
     for (const event of recorder.events.slice()) await one.ack(event);
     await expect.poll(() => recorder.events.length).toBeGreaterThan(held);
     expect(recorder.seqOf('alpha')).toEqual(seqs(recorder.events.length));
+  });
+
+  it('reads its shards as they change while a read blocks: handed back, then taken over', async () => {
+    setUp();
+    // Reads that would block for a minute: each change below must cut them short.
+    const a = bus({ blockMs: 60_000 });
+    const fromA = await startRecording(a, true);
+    const b = bus({ blockMs: 60_000 });
+    const fromB = await startRecording(b, true);
+    // a held every shard: it hands two back while its read blocks.
+    await expect.poll(() => [a.owned().length, b.owned().length]).toEqual([2, 2]);
+    const apps = oneAppPerShard();
+    for (const app of apps) await publish(app, 1);
+    await expect.poll(() => fromA.events.length + fromB.events.length).toBe(SHARDS);
+    // b goes: a takes its shards over while its read of the other two blocks, and reads them.
+    await b.stop();
+    await expect.poll(() => a.owned().length, { timeout: 5000 }).toBe(SHARDS);
+    for (const app of apps) await publish(app, 2);
+    await expect.poll(() => apps.every((app) => fromA.seqOf(app).includes(2))).toBe(true);
+  });
+
+  it('reads a paused shard again as soon as its buffer frees, while a read of the others blocks', async () => {
+    setUp();
+    const one = bus({ buffer: 10, blockMs: 60_000 });
+    const recorder = await startRecording(one);
+    for (const seq of seqs(40)) await publish('alpha', seq);
+    await expect.poll(() => recorder.events.length).toBeGreaterThanOrEqual(10);
+    const held = recorder.events.length;
+    for (const event of recorder.events.slice()) await one.ack(event);
+    await expect.poll(() => recorder.events.length).toBeGreaterThan(held);
   });
 
   it('refuses a shard count other than the one the gateway was started with', async () => {

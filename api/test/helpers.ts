@@ -35,8 +35,9 @@ export interface TestApi {
 
 export async function startApi(env: Record<string, string> = {}): Promise<TestApi> {
   const prefix = env.REDIS_PREFIX ?? `t${randomBytes(4).toString('hex')}`;
+  const url = env.REDIS_URL ?? inject('redisUrl');
   const config = loadApiConfig({
-    REDIS_URL: inject('redisUrl'),
+    REDIS_URL: url,
     REDIS_PREFIX: prefix,
     ADMIN_API_KEY: ADMIN_KEY,
     ALLOW_HTTP_WEBHOOKS: 'true',
@@ -45,7 +46,7 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
   });
   const app = await buildApp({ config });
   await app.ready();
-  const redis = new Redis(config.REDIS_URL);
+  const redis = new Redis(url);
   redis.on('error', () => undefined); // tests that stop Redis on purpose must not crash the worker
   return {
     app,

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { freePort, stopChild } from '@voicegw/tools';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { ADMIN_KEY, useApi } from './helpers.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,7 +50,7 @@ async function startReplica(prefix: string, redisUrl: string): Promise<void> {
 
 beforeAll(async () => {
   localUrl = await local.app.listen({ port: 0, host: '127.0.0.1' });
-  await startReplica(PREFIX, local.config.REDIS_URL);
+  await startReplica(PREFIX, inject('redisUrl'));
 }, 30_000);
 afterAll(async () => {
   if (replica) await stopChild(replica);

@@ -5,6 +5,8 @@ import {
   loadConfig,
   RecordingModeEnv,
   SweepEnv,
+  withRedisEndpoint,
+  type WithRedisEndpoint,
 } from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
 
@@ -62,7 +64,12 @@ export const MediaNodeEnv = Type.Object({
     100,
     'How often the node announces itself; at most half of `HEARTBEAT_TTL_MS`.',
   ),
-  COMMAND_BLOCK_MS: ms(1000, 10, 'XREADGROUP BLOCK time of the command consumer.'),
+  COMMAND_BLOCK_MS: ms(
+    5000,
+    10,
+    'XREADGROUP BLOCK time of the command consumer. A command is read as soon as it is ' +
+      'appended; this only ends a read that finds nothing (a wake-up of the node and of Redis).',
+  ),
   COMMAND_BATCH: Type.Integer({
     minimum: 1,
     maximum: 1000,
@@ -253,7 +260,7 @@ export const MediaNodeEnv = Type.Object({
   }),
 });
 
-export type MediaNodeConfig = Static<typeof MediaNodeEnv>;
+export type MediaNodeConfig = WithRedisEndpoint<Static<typeof MediaNodeEnv>>;
 
 export function loadMediaNodeConfig(env: NodeJS.ProcessEnv = process.env): MediaNodeConfig {
   // The loader reads an empty variable as unset; an empty password must not become the default.
@@ -262,7 +269,7 @@ export function loadMediaNodeConfig(env: NodeJS.ProcessEnv = process.env): Media
       'FS_ESL_PASSWORD must not be empty (FreeSWITCH would silently accept ClueCon instead)',
     ]);
   }
-  const config = loadConfig(MediaNodeEnv, env);
+  const config = withRedisEndpoint(loadConfig(MediaNodeEnv, env));
   // Two beats must fit in one TTL, or a single late beat makes the api drop the node's calls.
   if (config.HEARTBEAT_INTERVAL_MS * 2 > config.HEARTBEAT_TTL_MS) {
     throw new ConfigError(['HEARTBEAT_INTERVAL_MS must be at most half of HEARTBEAT_TTL_MS']);

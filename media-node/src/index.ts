@@ -6,3 +6,5 @@ export type { MediaNodeConfig } from './config.js';
 export { mapHangupCause } from './session/causes.js';
 export { NODE_SUBSCRIPTION } from './esl/event.js';
 export { encodeL16, decodeToL16, decodeSample } from './media-stream/g711.js';
+export { Pacer } from './media-stream/pacer.js';
+export { Playout, type PlayoutSink } from './media-stream/playout.js';

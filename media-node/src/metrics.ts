@@ -50,11 +50,25 @@ export class NodeMetrics {
     registers: [this.registry],
   });
 
-  readonly mediaStreamFrames = new Counter({
+  /**
+   * Media frames counted since the last scrape: a stream adds one per frame here, a plain
+   * increment on its audio path, and a scrape moves them into `mediaStreamFrames`.
+   */
+  readonly mediaFramesUncollected = { to_app: 0, from_app: 0 };
+
+  readonly mediaStreamFrames: Counter<'direction'> = new Counter({
     name: 'voicegw_media_stream_frames_total',
     help: 'Media frames of media streams: to_app (call audio sent), from_app (audio received).',
     labelNames: ['direction'] as const,
     registers: [this.registry],
+    collect: () => {
+      const uncollected = this.mediaFramesUncollected;
+      for (const direction of ['to_app', 'from_app'] as const) {
+        if (uncollected[direction] === 0) continue;
+        this.mediaStreamFrames.inc({ direction }, uncollected[direction]);
+        uncollected[direction] = 0;
+      }
+    },
   });
 
   readonly mediaStreamDroppedFrames = new Counter({
@@ -62,7 +76,9 @@ export class NodeMetrics {
     help:
       'Media stream frames dropped, by reason: slow_app (its socket buffered over 512 KiB), ' +
       'queue_full (over 60 s of its audio queued), not_bidirectional (its audio or mark on a ' +
-      'listen-only stream), gateway_audio (its audio while a playback holds the call).',
+      'listen-only stream), gateway_audio (its audio while a playback holds the call), ' +
+      'late_playout (20 ms chunks of its audio dropped to get back to real time: after the ' +
+      "node's 20 ms clock missed ticks, or standing queued a second while it kept pace).",
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

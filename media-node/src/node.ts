@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import {
   createEventPublisher,
@@ -151,17 +152,22 @@ export async function startMediaNode(
     options.logger ??
     createLogger({ name: 'media-node', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
   // A turn of the node carries the events and commands of many calls: they leave together.
-  const redis = createRedis(config.REDIS_URL, {
+  const redis = createRedis(config.redisEndpoint, {
     name: 'media-node',
     commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     flush: 'turn',
   });
-  const blocking = createRedis(config.REDIS_URL, { name: 'media-node:commands', flush: 'turn' });
+  const blocking = createRedis(config.redisEndpoint, {
+    name: 'media-node:commands',
+    flush: 'turn',
+  });
   for (const connection of [redis, blocking])
     connection.on('error', (err) => base.warn({ err }, 'redis connection error'));
   // What the node owes (events, command results, their acknowledgements) waits through a Redis
   // outage; only the shutdown deadline gives up on it.
   const giveUp = new AbortController();
+  // Every write waiting for Redis listens for the give-up: many at once is an outage, not a leak.
+  setMaxListeners(0, giveUp.signal);
   const retry = untilWritten({ log: base, signal: giveUp.signal });
   const keys = new RedisKeys(config.REDIS_PREFIX);
   const registry = new NodeRegistry(redis, keys);

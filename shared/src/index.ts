@@ -19,6 +19,8 @@ export type { HopMarks } from './hop-trace.js';
 export type { Logger, LoggerSettings } from './logger.js';
 export { loadConfig, ConfigError } from './config/load.js';
 export { CommonEnv, BooleanFlag, RecordingModeEnv } from './config/common.js';
+export { RedisEnv, redisEndpoint, withRedisEndpoint } from './config/redis.js';
+export type { RedisEndpoint, SentinelAddress, WithRedisEndpoint } from './config/redis.js';
 
 export * from './ids.js';
 

@@ -49,8 +49,9 @@ function incrFromCallbacks(connection: Redis, key: string, n: number): Promise<n
 }
 
 beforeAll(async () => {
-  redis = createRedis(inject('redisUrl'), { name: 'coalesce-test', flush: 'turn' });
-  byCallback = createRedis(inject('redisUrl'), { name: 'coalesce-test:callback' });
+  const endpoint = { kind: 'url', url: inject('redisUrl') } as const;
+  redis = createRedis(endpoint, { name: 'coalesce-test', flush: 'turn' });
+  byCallback = createRedis(endpoint, { name: 'coalesce-test:callback' });
   await Promise.all([redis.ping(), byCallback.ping()]);
 });
 afterAll(async () => {

@@ -3,6 +3,8 @@
 // generated-file writers @voicegw/tools/generate.
 export { spawnRedis, stopChild } from './redis-server.js';
 export type { SpawnedRedis, SpawnRedisOptions } from './redis-server.js';
+export { spawnSentinel } from './redis-sentinel.js';
+export type { SpawnedSentinel, SpawnSentinelOptions } from './redis-sentinel.js';
 export { freePort, freePorts } from './ports.js';
 export {
   curlAvailable,
@@ -10,11 +12,20 @@ export {
   planRedisServer,
   provisionCurl,
   provisionOrExit,
+  provisionRedisSentinel,
   provisionRedisServer,
+  redisSentinelAvailable,
+  redisSentinelMissingMessage,
   redisServerAvailable,
   RedisProvisioningError,
 } from './provision.js';
-export type { CurlOptions, CurlPlan, MachineFacts, PlatformFacts, RedisPlan } from './provision.js';
+export type {
+  MachineFacts,
+  PlatformFacts,
+  RedisPlan,
+  TestProgramOptions,
+  TestProgramPlan,
+} from './provision.js';
 export { captureLogger } from './log-capture.js';
 export type { LogLine } from './log-capture.js';
 export { checkGenerated, generatedFileScript } from './generate/generated-file.js';

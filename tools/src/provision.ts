@@ -3,16 +3,17 @@ import { readFileSync } from 'node:fs';
 
 /**
  * `redis-server` for `npm start`, `npm test` and `.ci/run`, the one place that decides how a
- * machine gets it: present, not needed (REDIS_URL names a Redis), installed with apt (Debian or
- * Ubuntu, as root or with passwordless sudo), or a stop with the command for that system.
- * `curl`, which docs/quickstart.md's steps (and so its test) run, for `npm test` and `.ci/run`
- * the same way, except that without it only that test fails, with the command to get it.
+ * machine gets it: present, not needed (REDIS_URL or REDIS_SENTINELS names a Redis), installed
+ * with apt (Debian or Ubuntu, as root or with passwordless sudo), or a stop with the command for
+ * that system. Programs only some tests run, for `npm test` and `.ci/run` the same way, except
+ * that without one only its tests fail, with the command to get it: `curl` (docs/quickstart.md's
+ * steps, and so its test) and `redis-sentinel` (the Sentinel failover test).
  */
 
 /** What the decision depends on; probed from the machine, or given by a test. */
 export interface PlatformFacts {
   readonly redisServerFound: boolean;
-  /** REDIS_URL is set: the caller uses that Redis and spawns none. */
+  /** REDIS_URL (or REDIS_SENTINELS) is set: the caller uses that Redis and spawns none. */
   readonly redisUrlSet: boolean;
   readonly platform: NodeJS.Platform;
   /** /etc/os-release as key/value pairs (Linux); empty elsewhere or when unreadable. */
@@ -41,11 +42,26 @@ interface Program {
   readonly command: string;
   readonly packages: { readonly debian: string; readonly other: string };
 }
+
+/** A program only some tests run, and which (`… run it`, for its missing message). */
+interface TestProgram extends Program {
+  readonly neededBy: string;
+}
 const REDIS_SERVER: Program = {
   command: 'redis-server',
   packages: { debian: 'redis-server', other: 'redis' },
 };
-const CURL: Program = { command: 'curl', packages: { debian: 'curl', other: 'curl' } };
+const CURL: TestProgram = {
+  command: 'curl',
+  packages: { debian: 'curl', other: 'curl' },
+  neededBy: "docs/quickstart.md's steps, and its test, run it",
+};
+/** Debian packages it apart from redis-server; elsewhere the `redis` package has it. */
+const REDIS_SENTINEL: TestProgram = {
+  command: 'redis-sentinel',
+  packages: { debian: 'redis-sentinel', other: 'redis' },
+  neededBy: 'the Sentinel failover test (api/test/redis-sentinel-failover.test.ts) runs it',
+};
 
 /** What the way to install a program depends on. */
 export type MachineFacts = Omit<PlatformFacts, 'redisServerFound' | 'redisUrlSet'>;
@@ -141,19 +157,19 @@ const runCommand: CommandRunner = (argv) => {
 };
 
 export interface ProvisionOptions {
-  /** The caller's REDIS_URL: set, nothing is installed. */
-  readonly redisUrl?: string | undefined;
+  /** The caller was given a Redis (REDIS_URL or REDIS_SENTINELS): nothing is installed. */
+  readonly externalRedis?: boolean;
   readonly facts?: PlatformFacts;
   readonly run?: CommandRunner;
   readonly say?: (line: string) => void;
 }
 
 /**
- * Makes sure redis-server is on PATH unless REDIS_URL is set: returns what it did, or throws
+ * Makes sure redis-server is on PATH unless given a Redis: returns what it did, or throws
  * RedisProvisioningError with the command to run on this system.
  */
 export function provisionRedisServer(options: ProvisionOptions = {}): RedisPlan['kind'] {
-  const facts = options.facts ?? probePlatform(options.redisUrl !== undefined);
+  const facts = options.facts ?? probePlatform(options.externalRedis === true);
   const plan = planRedisServer(facts);
   if (plan.kind === 'manual') throw new RedisProvisioningError(plan.message);
   if (plan.kind !== 'install') return plan.kind;
@@ -181,41 +197,59 @@ function install(
   return undefined;
 }
 
-export type CurlPlan =
+/** What became of a program only some tests run. */
+export type TestProgramPlan =
   { readonly kind: 'present' | 'install' } | { readonly kind: 'manual'; readonly message: string };
 
-export interface CurlOptions extends Pick<ProvisionOptions, 'run' | 'say'> {
-  readonly facts?: MachineFacts & { readonly curlFound: boolean };
+export interface TestProgramOptions extends Pick<ProvisionOptions, 'run' | 'say'> {
+  readonly facts?: MachineFacts & { readonly found: boolean };
 }
 
 /**
- * Makes sure curl is on PATH for the test suite (docs/quickstart.md's steps run it): present,
- * installed with apt as redis-server is, or `manual` with why not and the command to run. It
- * never throws: without curl only the quickstart test fails (with that message), not the suite.
+ * Makes sure a program some tests run is on PATH: present, installed with apt as redis-server is,
+ * or `manual` with why not and the command to run. It never throws: without it only the tests
+ * that need it fail (with that message), not the suite.
  */
-export function provisionCurl(options: CurlOptions = {}): CurlPlan {
-  const facts = options.facts ?? { ...probeMachine(), curlFound: curlAvailable() };
-  if (facts.curlFound) return { kind: 'present' };
-  const steps = aptSteps(facts, CURL);
-  if (!steps) return { kind: 'manual', message: curlMissingMessage(facts) };
-  const failure = install(CURL, steps, options);
+function provisionTestProgram(program: TestProgram, options: TestProgramOptions): TestProgramPlan {
+  const facts = options.facts ?? { ...probeMachine(), found: available(program.command) };
+  if (facts.found) return { kind: 'present' };
+  const steps = aptSteps(facts, program);
+  if (!steps) return { kind: 'manual', message: missingMessage(program, facts) };
+  const failure = install(program, steps, options);
   return failure ? { kind: 'manual', message: failure } : { kind: 'install' };
 }
 
-export function curlAvailable(): boolean {
-  return available(CURL.command);
-}
-
-/** Why curl is needed and how to get it on this system. */
-export function curlMissingMessage(facts: MachineFacts = probeMachine()): string {
-  const missing = "curl was not found on PATH: docs/quickstart.md's steps, and its test, run it.";
-  if (facts.platform === 'darwin') return `${missing} Install it with \`brew install curl\`.`;
+/** Why a test program is needed and how to get it on this system. */
+function missingMessage(program: TestProgram, facts: MachineFacts): string {
+  const { command } = program;
+  const missing = `${command} was not found on PATH: ${program.neededBy}.`;
+  if (facts.platform === 'darwin') {
+    return `${missing} Install it with \`brew install ${program.packages.other}\`.`;
+  }
   if (facts.platform === 'win32') return `${missing} Run the gateway in WSL (Ubuntu).`;
   const family = linuxFamily(facts);
   if (family === undefined || family === 'other')
-    return `${missing} Install curl with your system's package manager.`;
-  return `${missing} Install it with \`${installCommand(facts, family, CURL)}\`.`;
+    return `${missing} Install ${command} with your system's package manager.`;
+  return `${missing} Install it with \`${installCommand(facts, family, program)}\`.`;
 }
+
+/** curl, for docs/quickstart.md's steps and its test. */
+export const provisionCurl = (options: TestProgramOptions = {}): TestProgramPlan =>
+  provisionTestProgram(CURL, options);
+
+export const curlAvailable = (): boolean => available(CURL.command);
+
+export const curlMissingMessage = (facts: MachineFacts = probeMachine()): string =>
+  missingMessage(CURL, facts);
+
+/** redis-sentinel, for the Sentinel failover test. */
+export const provisionRedisSentinel = (options: TestProgramOptions = {}): TestProgramPlan =>
+  provisionTestProgram(REDIS_SENTINEL, options);
+
+export const redisSentinelAvailable = (): boolean => available(REDIS_SENTINEL.command);
+
+export const redisSentinelMissingMessage = (facts: MachineFacts = probeMachine()): string =>
+  missingMessage(REDIS_SENTINEL, facts);
 
 /** The facts of this machine. */
 export function probePlatform(redisUrlSet: boolean): PlatformFacts {

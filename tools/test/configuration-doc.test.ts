@@ -59,10 +59,12 @@ describe('the configuration pages', () => {
     const text = await committed(CONFIGURATION);
     expect(row(text, 'REDIS_URL')).toEqual([
       '`REDIS_URL`',
-      '— (required)',
+      'unset',
       'string, matching `^rediss?://`',
-      'Redis connection URL, `redis://` or `rediss://`. Redis is the system of record: run it with AOF.',
+      'Redis connection URL, `redis://` or `rediss://`, with the password if any. Redis is the ' +
+        'system of record: run it with AOF. Required unless `REDIS_SENTINELS` is set (not both).',
     ]);
+    expect(row(text, 'NODE_NAME')?.[1]).toBe('— (required)');
     expect(row(text, 'PORT')).toEqual(['`PORT`', '`8080`', 'integer 0–65535', 'HTTP port.']);
     expect(row(text, 'ADMIN_API_KEY')?.slice(1, 3)).toEqual([
       'unset',

@@ -3,7 +3,9 @@ import {
   curlMissingMessage,
   planRedisServer,
   provisionCurl,
+  provisionRedisSentinel,
   provisionRedisServer,
+  redisSentinelMissingMessage,
   RedisProvisioningError,
   type PlatformFacts,
 } from '@voicegw/tools';
@@ -110,11 +112,11 @@ describe('provisionRedisServer', () => {
     expect(said[0]).toMatch(/^redis-server not found: installing it with apt/);
   });
 
-  it('with REDIS_URL set and no redis-server, runs nothing', () => {
+  it('given a Redis (REDIS_URL or REDIS_SENTINELS) and no redis-server, runs nothing', () => {
     const { ran, run } = recorder();
     expect(
       provisionRedisServer({
-        redisUrl: 'redis://elsewhere:6379',
+        externalRedis: true,
         facts: fresh({ redisUrlSet: true }),
         run,
       }),
@@ -153,7 +155,7 @@ describe('provisionCurl (docs/quickstart.md and its test run curl)', () => {
     const ran: string[][] = [];
     const said: string[] = [];
     const plan = provisionCurl({
-      facts: { ...machine(), curlFound: false },
+      facts: { ...machine(), found: false },
       run: (argv) => {
         ran.push([...argv]);
         return { ok: true, output: '' };
@@ -168,13 +170,13 @@ describe('provisionCurl (docs/quickstart.md and its test run curl)', () => {
   });
 
   it('elsewhere installs nothing and says how to get it; a failed apt step says where', () => {
-    const facts = { ...machine({ root: false }), curlFound: false };
+    const facts = { ...machine({ root: false }), found: false };
     expect(provisionCurl({ facts, run: () => ({ ok: false, output: 'must not run' }) })).toEqual({
       kind: 'manual',
       message: expect.stringContaining("`sudo sh -c 'apt-get update && apt-get install -y curl'`"),
     });
     const failing = provisionCurl({
-      facts: { ...machine(), curlFound: false },
+      facts: { ...machine(), found: false },
       run: () => ({ ok: false, output: 'E: Unable to locate package curl\n' }),
       say: () => {},
     });
@@ -191,6 +193,60 @@ describe('provisionCurl (docs/quickstart.md and its test run curl)', () => {
 
   it('on this machine, where the suite runs, curl is present', () => {
     expect(provisionCurl({ run: () => ({ ok: false, output: 'must not run' }) })).toEqual({
+      kind: 'present',
+    });
+  });
+});
+
+describe('provisionRedisSentinel (the Sentinel failover test runs redis-sentinel)', () => {
+  const machine = (facts: Partial<PlatformFacts> = {}) => {
+    const { redisServerFound: _found, redisUrlSet: _url, ...rest } = fresh(facts);
+    return rest;
+  };
+
+  it("installs Debian's redis-sentinel package with apt as root, saying so in one line", () => {
+    const ran: string[][] = [];
+    const said: string[] = [];
+    const plan = provisionRedisSentinel({
+      facts: { ...machine(), found: false },
+      run: (argv) => {
+        ran.push([...argv]);
+        return { ok: true, output: '' };
+      },
+      say: (line) => said.push(line),
+    });
+    expect(plan).toEqual({ kind: 'install' });
+    expect(ran).toEqual(
+      APT.map((step) => step.map((arg) => (arg === 'redis-server' ? 'redis-sentinel' : arg))),
+    );
+    expect(said).toEqual([
+      expect.stringMatching(/^redis-sentinel not found: installing it with apt \(.*apt-get update/),
+    ]);
+  });
+
+  it('elsewhere installs nothing and names the test and the package that has it', () => {
+    const plan = provisionRedisSentinel({
+      facts: { ...machine({ root: false }), found: false },
+      run: () => ({ ok: false, output: 'must not run' }),
+    });
+    expect(plan).toEqual({
+      kind: 'manual',
+      message: expect.stringContaining(
+        "`sudo sh -c 'apt-get update && apt-get install -y redis-sentinel'`",
+      ),
+    });
+    const fedora = redisSentinelMissingMessage(
+      machine({ osRelease: parseOsRelease('ID=fedora\n') }),
+    );
+    expect(fedora).toMatch(/^redis-sentinel was not found on PATH: the Sentinel failover test/);
+    expect(fedora).toContain('`dnf install -y redis`');
+    expect(redisSentinelMissingMessage(machine({ platform: 'darwin', osRelease: {} }))).toContain(
+      '`brew install redis`',
+    );
+  });
+
+  it('on this machine, where the suite runs, redis-sentinel is present', () => {
+    expect(provisionRedisSentinel({ run: () => ({ ok: false, output: 'must not run' }) })).toEqual({
       kind: 'present',
     });
   });

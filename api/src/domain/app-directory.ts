@@ -1,4 +1,4 @@
-import { createRedis, type RedisKeys } from '@voicegw/shared';
+import { createRedis, type RedisEndpoint, type RedisKeys } from '@voicegw/shared';
 import type { Redis } from 'ioredis';
 import type { AppRecord, AppStore } from './apps.js';
 
@@ -40,8 +40,8 @@ export class AppDirectory {
   ) {}
 
   /** Subscribes to change announcements on a connection of its own. */
-  async start(redisUrl: string, onError: (err: Error) => void): Promise<void> {
-    const subscriber = createRedis(redisUrl, { name: 'api:apps-changed' });
+  async start(endpoint: RedisEndpoint, onError: (err: Error) => void): Promise<void> {
+    const subscriber = createRedis(endpoint, { name: 'api:apps-changed' });
     subscriber.on('error', onError);
     subscriber.on('message', (_channel: string, appId: string) => this.forget(appId));
     // After a reconnect, changes may have been missed: forget everything cached.

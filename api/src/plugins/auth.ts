@@ -39,7 +39,9 @@ export default fp(
     const { config } = app;
     const store = new AppStore(app.redis, app.keys);
     const directory = new AppDirectory(store, app.keys, config.APP_CACHE_TTL_MS);
-    await directory.start(config.REDIS_URL, (err) => app.log.warn({ err }, 'apps channel error'));
+    await directory.start(config.redisEndpoint, (err) =>
+      app.log.warn({ err }, 'apps channel error'),
+    );
     app.addHook('onClose', () => directory.stop());
     app.decorate('apps', store);
     app.decorate('appDirectory', directory);

@@ -35,7 +35,7 @@ export interface InfrastructureOptions {
 export default fp<InfrastructureOptions>(
   async (app, { config }) => {
     // The commands of a turn's requests leave together, with their ScriptBatcher run.
-    const redis = createRedis(config.REDIS_URL, {
+    const redis = createRedis(config.redisEndpoint, {
       name: 'api',
       commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
       flush: 'turn',

@@ -56,6 +56,8 @@ export class AppQueue {
     readonly partition: string,
     private readonly ctx: WorkerContext,
     private readonly onIdle: (queue: AppQueue) => void,
+    /** Its lane head waits for a later time: the partition's poller must poll at full rate. */
+    private readonly onWaiting: () => void,
   ) {}
 
   get idle(): boolean {
@@ -111,7 +113,10 @@ export class AppQueue {
             this.laneLength = await this.ctx.lanes.park(this.appId, this.partition, []);
             continue;
           }
-          if (head.next_at > Date.now()) return; // the partition's poller wakes us when due
+          if (head.next_at > Date.now()) {
+            this.onWaiting(); // the partition's poller wakes us when due
+            return;
+          }
           await this.retryHead(head);
         } else {
           const next = this.queue.shift();

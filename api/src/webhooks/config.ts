@@ -1,4 +1,12 @@
-import { BooleanFlag, CommonEnv, ConfigError, loadConfig, SweepEnv } from '@voicegw/shared';
+import {
+  BooleanFlag,
+  CommonEnv,
+  ConfigError,
+  loadConfig,
+  SweepEnv,
+  withRedisEndpoint,
+  type WithRedisEndpoint,
+} from '@voicegw/shared';
 import { BusEnv } from '@voicegw/shared/bus';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_RETRY_SCHEDULE, SCHEDULE_PATTERN } from './schedule.js';
@@ -90,7 +98,8 @@ export const DispatcherEnv = Type.Object({
   LANE_POLL_INTERVAL_MS: ms(
     250,
     10,
-    'How often the retry lanes are checked for attempts that are due.',
+    'How often the retry lanes are checked for attempts that are due, while any lane waits in ' +
+      "the dispatcher's partitions (every 2 s while none does).",
   ),
   REDIS_COMMAND_TIMEOUT_MS: ms(
     5000,
@@ -100,10 +109,10 @@ export const DispatcherEnv = Type.Object({
   ),
 });
 
-export type DispatcherConfig = Static<typeof DispatcherEnv>;
+export type DispatcherConfig = WithRedisEndpoint<Static<typeof DispatcherEnv>>;
 
 export function loadDispatcherConfig(env: NodeJS.ProcessEnv = process.env): DispatcherConfig {
-  const config = loadConfig(DispatcherEnv, env);
+  const config = withRedisEndpoint(loadConfig(DispatcherEnv, env));
   if (config.EVENT_BUS === 'kafka' && !config.KAFKA_BROKERS) {
     throw new ConfigError(['KAFKA_BROKERS is required when EVENT_BUS is kafka']);
   }

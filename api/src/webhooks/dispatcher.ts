@@ -3,9 +3,17 @@ import { AppQueue, type Pending, type WorkerContext } from './app-queue.js';
 import type { LaneStats } from './metrics.js';
 
 export interface DispatcherContext extends WorkerContext {
-  /** How often each owned partition's due set is polled for retries that are due. */
+  /** How often the owned partitions' due sets are polled while any of them has a lane. */
   readonly pollIntervalMs: number;
 }
+
+/**
+ * How often they are polled while none has a lane. Only a dead-letter replay (the api) starts a
+ * lane this process did not park, and its events go out within this; every other lane is seen
+ * at once (parked here, or read on taking the partition over), and retry-now acts on a lane
+ * that exists, so within the full rate.
+ */
+const IDLE_POLL_MS = 2000;
 
 interface Envelope {
   readonly event?: unknown;
@@ -16,16 +24,20 @@ interface Envelope {
 /**
  * The bus handler: events of the partitions this process owns go to one queue per app, which
  * delivers them in order (see AppQueue). For each owned partition it polls the due set of its
- * apps' retry lanes and wakes the apps whose lane head is due.
+ * apps' retry lanes and wakes the apps whose lane head is due: every `pollIntervalMs` while any
+ * lane waits, every IDLE_POLL_MS while none does.
  */
 export class WebhookDispatcher implements BusHandler {
   private readonly queues = new Map<string, AppQueue>();
   private readonly partitions = new Set<string>();
-  private readonly pollTimer: NodeJS.Timeout;
+  private pollTimer: NodeJS.Timeout | undefined;
+  /** When the scheduled poll runs (epoch ms). */
+  private pollAt = Number.POSITIVE_INFINITY;
   private polling = false;
+  private stopped = false;
 
   constructor(private readonly ctx: DispatcherContext) {
-    this.pollTimer = setInterval(() => void this.poll(), ctx.pollIntervalMs);
+    this.pollWithin(ctx.pollIntervalMs);
   }
 
   receive(events: readonly BusEvent[]): void {
@@ -48,6 +60,7 @@ export class WebhookDispatcher implements BusHandler {
       const queue = this.queueFor(appId, partition);
       queue.laneLength = Math.max(queue.laneLength, length);
       queue.kick();
+      this.pollWithin(this.ctx.pollIntervalMs);
     }
   }
 
@@ -59,7 +72,8 @@ export class WebhookDispatcher implements BusHandler {
   }
 
   stop(): void {
-    clearInterval(this.pollTimer);
+    this.stopped = true;
+    clearTimeout(this.pollTimer);
   }
 
   stats(): LaneStats {
@@ -77,9 +91,15 @@ export class WebhookDispatcher implements BusHandler {
   private queueFor(appId: string, partition: string): AppQueue {
     let queue = this.queues.get(appId);
     if (!queue) {
-      queue = new AppQueue(appId, partition, this.ctx, (idle) => {
-        if (this.queues.get(idle.appId) === idle) this.queues.delete(idle.appId);
-      });
+      queue = new AppQueue(
+        appId,
+        partition,
+        this.ctx,
+        (idle) => {
+          if (this.queues.get(idle.appId) === idle) this.queues.delete(idle.appId);
+        },
+        () => this.pollWithin(this.ctx.pollIntervalMs),
+      );
       this.queues.set(appId, queue);
     }
     return queue;
@@ -103,12 +123,28 @@ export class WebhookDispatcher implements BusHandler {
     return undefined;
   }
 
+  /** Makes the next poll run within `ms` (sooner if it was due sooner). */
+  private pollWithin(ms: number): void {
+    const at = Date.now() + ms;
+    if (this.stopped || at >= this.pollAt) return;
+    clearTimeout(this.pollTimer);
+    this.pollAt = at;
+    this.pollTimer = setTimeout(() => {
+      this.pollAt = Number.POSITIVE_INFINITY;
+      void this.poll();
+    }, ms);
+  }
+
   /** Wakes the apps whose lane head is due, in every owned partition. */
   private async poll(): Promise<void> {
-    if (this.polling || this.partitions.size === 0) return;
+    if (this.polling) return;
     this.polling = true;
+    let waiting = true;
     try {
-      const due = await this.ctx.lanes.due([...this.partitions]);
+      const partitions = [...this.partitions];
+      waiting = await this.ctx.lanes.anyWaiting(partitions);
+      if (!waiting) return;
+      const due = await this.ctx.lanes.due(partitions);
       for (const [partition, apps] of due) {
         if (!this.partitions.has(partition)) continue;
         for (const appId of apps) {
@@ -121,6 +157,9 @@ export class WebhookDispatcher implements BusHandler {
       this.ctx.log.warn({ err }, 'polling retry lanes failed');
     } finally {
       this.polling = false;
+      this.pollWithin(
+        waiting ? this.ctx.pollIntervalMs : Math.max(IDLE_POLL_MS, this.ctx.pollIntervalMs),
+      );
     }
   }
 }

@@ -136,18 +136,35 @@ export class Lanes {
     return (moved as string[] | null) ?? [];
   }
 
-  /** Apps of each partition whose lane head is due now. */
+  /** Whether any app of these partitions has a lane: one EXISTS (an empty due set is no key). */
+  async anyWaiting(partitions: readonly string[]): Promise<boolean> {
+    if (partitions.length === 0) return false;
+    const sets = partitions.map((partition) => this.keys.webhookLanesDue(partition));
+    return (await this.redis.exists(...sets)) > 0;
+  }
+
+  /**
+   * Apps of each partition whose lane head is due now. Plain commands: issued together they
+   * leave in one write anyway, and an ioredis pipeline object costs more to build than they do.
+   */
   async due(partitions: readonly string[], limit = 500): Promise<Map<string, string[]>> {
-    const now = Date.now();
-    const pipeline = this.redis.pipeline();
-    for (const partition of partitions) {
-      pipeline.zrangebyscore(this.keys.webhookLanesDue(partition), '-inf', now, 'LIMIT', 0, limit);
-    }
-    const replies = (await pipeline.exec()) ?? [];
     const due = new Map<string, string[]>();
+    const now = Date.now();
+    const replies = await Promise.allSettled(
+      partitions.map((partition) =>
+        this.redis.zrangebyscore(
+          this.keys.webhookLanesDue(partition),
+          '-inf',
+          now,
+          'LIMIT',
+          0,
+          limit,
+        ),
+      ),
+    );
     partitions.forEach((partition, i) => {
-      const [err, apps] = replies[i] ?? [];
-      if (!err && Array.isArray(apps) && apps.length > 0) due.set(partition, apps as string[]);
+      const reply = replies[i];
+      if (reply?.status === 'fulfilled' && reply.value.length > 0) due.set(partition, reply.value);
     });
     return due;
   }

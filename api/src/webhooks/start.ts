@@ -52,7 +52,7 @@ export async function startDispatcher(
     createLogger({ name: 'dispatcher', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
   const id = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   const log = base.child({ dispatcher: id });
-  const redis = createRedis(config.REDIS_URL, {
+  const redis = createRedis(config.redisEndpoint, {
     name: 'dispatcher',
     commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
   });
@@ -60,10 +60,10 @@ export async function startDispatcher(
   const keys = new RedisKeys(config.REDIS_PREFIX);
   const scripts = new LuaScripts(redis);
   const apps = new AppDirectory(new AppStore(redis, keys), keys, config.APP_CACHE_TTL_MS);
-  await apps.start(config.REDIS_URL, (err) => log.warn({ err }, 'apps channel error'));
+  await apps.start(config.redisEndpoint, (err) => log.warn({ err }, 'apps channel error'));
 
   const bus = createEventBus(config, {
-    redisUrl: config.REDIS_URL,
+    redisEndpoint: config.redisEndpoint,
     redis,
     keys,
     dispatcherId: id,

@@ -160,6 +160,33 @@ export const RENDERS: readonly RenderCase[] = [
       'secrets.existingSecret=voicegw-secrets',
     ],
   },
+  // Redis through Sentinel, with both passwords in the chart's Secret, then in an existing one.
+  {
+    name: 'Redis through Sentinel',
+    args: [
+      ...TRUNK,
+      '--set',
+      'redis.sentinel.addresses={sentinel-0.redis:26379,sentinel-1.redis:26379,[fd00::7]:26379}',
+      '--set',
+      'redis.sentinel.name=voicegw',
+      '--set',
+      'redis.sentinel.password=sentinel-secret',
+      '--set',
+      'redis.password=redis-secret',
+    ],
+  },
+  {
+    name: 'Redis through Sentinel, passwords in an existing Secret',
+    args: [
+      ...TRUNK,
+      '--set',
+      'redis.sentinel.addresses={sentinel-0.redis:26379}',
+      '--set',
+      'redis.sentinel.name=voicegw',
+      '--set',
+      'secrets.existingSecret=voicegw-secrets',
+    ],
+  },
 ];
 
 /** charts/compose with a charts/compose/.env as an operator writes it (its README). */
@@ -239,6 +266,17 @@ export const REJECTS: readonly RejectCase[] = [
     expect: ['api.env.APP_CACHE_TTL_MS: Must be less than or equal to 1000'],
   },
   {
+    name: 'a sentinel address without its port',
+    args: [
+      ...TRUNK,
+      '--set',
+      'redis.sentinel.addresses={sentinel-0.redis}',
+      '--set',
+      'redis.sentinel.name=voicegw',
+    ],
+    expect: ['redis.sentinel.addresses.0: Does not match pattern'],
+  },
+  {
     name: 'the Kafka bus without brokers',
     args: [...TRUNK, '--set', 'eventBus.type=kafka'],
     expect: ['eventBus.kafka.brokers: Array must have at least 1 items'],
@@ -263,6 +301,16 @@ export const REJECTS: readonly RejectCase[] = [
     name: 'an unknown FreeSWITCH engine',
     args: [...TRUNK, '--set', 'freeswitch.engine=asterisk'],
     expect: ['freeswitch.engine: freeswitch.engine must be one of the following'],
+  },
+  {
+    name: "sentinels without the primary's name",
+    args: [...TRUNK, '--set', 'redis.sentinel.addresses={sentinel-0.redis:26379}'],
+    expect: ['redis.sentinel.name is required with redis.sentinel.addresses'],
+  },
+  {
+    name: 'a Redis password beside the URL',
+    args: [...TRUNK, '--set', 'redis.password=secret'],
+    expect: ['redis.password is read with redis.sentinel.addresses only'],
   },
   // The FreeSWITCH configuration: dialing needs its trunk, under the name the template dials.
   {

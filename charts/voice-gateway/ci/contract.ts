@@ -33,7 +33,14 @@ export interface ProcessContract {
   readonly load: (env: NodeJS.ProcessEnv) => unknown;
 }
 
-const REDIS = ['REDIS_URL', 'REDIS_PREFIX'];
+const REDIS = [
+  'REDIS_URL',
+  'REDIS_SENTINELS',
+  'REDIS_SENTINEL_NAME',
+  'REDIS_PASSWORD',
+  'REDIS_SENTINEL_PASSWORD',
+  'REDIS_PREFIX',
+];
 /** Logs are JSON lines for the cluster's collector; pino-pretty is not in the images. */
 const WITHHELD = ['LOG_PRETTY'];
 

@@ -66,13 +66,40 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- end }}
 
-{{/* Redis for every process: the URL from the Secret (it may carry a password), the prefix. */}}
+{{/* Redis for every process: the sentinels and the primary's name, with the passwords from the
+     Secret (an existing Secret's only when it has them); or else the URL from the Secret (it may
+     carry a password). Then the prefix. */}}
 {{- define "vg.redisEnv" -}}
+{{- $redis := .Values.redis }}
+{{- $existing := .Values.secrets.existingSecret }}
+{{- if $redis.sentinel.addresses }}
+{{- if not $redis.sentinel.name }}
+{{- fail "redis.sentinel.name is required with redis.sentinel.addresses: the primary's name in Sentinel (sentinel monitor <name> ...)" }}
+{{- end }}
+- name: REDIS_SENTINELS
+  value: {{ join "," $redis.sentinel.addresses | quote }}
+- name: REDIS_SENTINEL_NAME
+  value: {{ $redis.sentinel.name | quote }}
+{{- range $variable, $password := dict "REDIS_PASSWORD" (list "redis-password" $redis.password) "REDIS_SENTINEL_PASSWORD" (list "redis-sentinel-password" $redis.sentinel.password) }}
+{{- if or $existing (last $password) }}
+- name: {{ $variable }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "vg.secretName" $ }}
+      key: {{ first $password }}
+      optional: true
+{{- end }}
+{{- end }}
+{{- else }}
+{{- if $redis.password }}
+{{- fail "redis.password is read with redis.sentinel.addresses only: with redis.url, put the password in the URL" }}
+{{- end }}
 - name: REDIS_URL
   valueFrom:
     secretKeyRef:
       name: {{ include "vg.secretName" . }}
       key: redis-url
+{{- end }}
 - name: REDIS_PREFIX
   value: {{ .Values.redis.prefix | quote }}
 {{- end }}

@@ -10,6 +10,8 @@ import { buildControlApp } from './control/app.js';
 export { makeToneWav } from './media/wav.js';
 /** Its environment's schema, which docs/configuration.md and docs/simulator.md are generated from. */
 export { SimEnv } from './config.js';
+/** mod_audio_stream's write buffer on a clock it is given (the benchmark's playout model). */
+export { StreamWriter } from './media/stream-writer.js';
 
 export interface SimulatorOptions {
   readonly eslHost?: string;

@@ -215,3 +215,114 @@ describe('uuid_audio_stream connect failures: ::error, then the stream is gone',
     await new Promise((r) => silent.close(r));
   });
 });
+
+describe('uuid_audio_stream where libwsc reads the server otherwise than ws', () => {
+  /** A raw TCP server answering the upgrade with `answer`, then writing `after` to the module. */
+  async function rawServer(answer: string, after?: Buffer) {
+    const sockets: Socket[] = [];
+    const server = createTcpServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      socket.once('data', () => {
+        socket.write(answer);
+        if (after) socket.write(after);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    return {
+      url: `ws://127.0.0.1:${port}/x`,
+      close: () => {
+        for (const socket of sockets) socket.destroy();
+        return new Promise((r) => server.close(r));
+      },
+    };
+  }
+  const upgraded = (accept: string) =>
+    'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+    `${accept}\r\n`;
+
+  async function started(url: string): Promise<string> {
+    const uuid = await parkedInboundCall(fx);
+    expect(await api(`uuid_audio_stream ${uuid} start ${url} mono 8k`)).toBe('+OK Success\n');
+    return uuid;
+  }
+  const bodyOf = async (uuid: string, kind: string) =>
+    JSON.parse((await streamEvent(fx.client, uuid, kind))._body ?? '') as unknown;
+
+  it('a 101 with a wrong Sec-WebSocket-Accept connects; one without the header fails (code 6)', async () => {
+    const wrong = await rawServer(
+      upgraded('Sec-WebSocket-Accept: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n'),
+    );
+    const uuid = await started(wrong.url);
+    await streamEvent(fx.client, uuid, 'connect');
+    expect(await api(`uuid_audio_stream ${uuid} stop`)).toBe('+OK Success\n');
+    await api(`uuid_kill ${uuid}`);
+    await wrong.close();
+
+    const none = await rawServer(upgraded(''));
+    const failing = await started(none.url);
+    expect(await bodyOf(failing, 'error')).toEqual({
+      status: 'error',
+      message: { code: 6, error: 'WebSocket upgrade failed' },
+    });
+    await fx.client.waitEvent('MEDIA_BUG_STOP', failing);
+    expect(streamEvents(fx.client, failing)).toEqual(['error']);
+    await api(`uuid_kill ${failing}`);
+    await none.close();
+  });
+
+  it("a frame libwsc rejects: ::error code 11 with libwsc's close code and why; the module closes the stream", async () => {
+    const accept = upgraded('Sec-WebSocket-Accept: x\r\n');
+    // A text frame whose bytes are not UTF-8.
+    const server = await rawServer(accept, Buffer.from([0x81, 0x02, 0xff, 0xfe]));
+    const uuid = await started(server.url);
+    expect(await bodyOf(uuid, 'error')).toEqual({
+      status: 'error',
+      message: { code: 11, error: 'WebSocket invalid UTF-8 (1007): Invalid UTF-8 in text message' },
+    });
+    await fx.client.waitEvent('MEDIA_BUG_STOP', uuid);
+    expect(streamEvents(fx.client, uuid)).toEqual(['connect', 'error']);
+    await api(`uuid_kill ${uuid}`);
+    await server.close();
+  });
+
+  it('a CLOSE without a code reads as 1000, one with a bad code as 1002: ::disconnect, the bug stays', async () => {
+    for (const [frame, code] of [
+      [Buffer.from([0x88, 0x00]), 1000],
+      [Buffer.from([0x88, 0x02, 0x03, 0xe7]), 1002], // code 999
+    ] as const) {
+      const server = await rawServer(upgraded('Sec-WebSocket-Accept: x\r\n'), frame);
+      const uuid = await started(server.url);
+      expect(await bodyOf(uuid, 'disconnect')).toEqual({
+        status: 'disconnected',
+        message: { code, reason: '' },
+      });
+      expect(await api(`uuid_audio_stream ${uuid} stop`)).toBe('+OK Success\n');
+      expect(streamEvents(fx.client, uuid)).toEqual(['connect', 'disconnect']);
+      await api(`uuid_kill ${uuid}`);
+      await server.close();
+    }
+  });
+});
+
+describe('uuid_audio_stream and bytes that are not UTF-8', () => {
+  it('metadata goes to the server as it came (a ws server closes 1007); stop and send_text with such text write nothing', async () => {
+    const uuid = await parkedInboundCall(fx);
+    // The event-socket client sends U+DC80–U+DCFF as the bytes 0x80–0xff.
+    const meta = '{"bad":"\udcff\udcfe"}';
+    expect(await api(`uuid_audio_stream ${uuid} start ${peer.url} mono 8k ${meta}`)).toBe(
+      '+OK Success\n',
+    );
+    await peer.next();
+    const disconnect = await streamEvent(fx.client, uuid, 'disconnect');
+    expect(JSON.parse(disconnect._body ?? '')).toEqual({
+      status: 'disconnected',
+      message: { code: 1007, reason: '' },
+    });
+    expect(await api(`uuid_audio_stream ${uuid} send_text \udcff`)).toBe('-ERR no reply\n');
+    expect(await api(`uuid_audio_stream ${uuid} stop \udcff`)).toBe('-ERR no reply\n');
+    expect(await api(`uuid_audio_stream ${uuid} stop`)).toBe('+OK Success\n');
+    await api(`uuid_kill ${uuid}`);
+  });
+});

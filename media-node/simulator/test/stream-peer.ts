@@ -36,6 +36,8 @@ export async function startPeer(path = '/stream'): Promise<StreamPeer> {
         ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
       ),
     };
+    // A frame ws rejects (text that is not UTF-8): it closes the socket with 1007 itself.
+    ws.on('error', () => undefined);
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       if (isBinary) peer.frames.push(data);
       else peer.texts.push(data.toString('utf8'));

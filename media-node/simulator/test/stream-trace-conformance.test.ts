@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OPEN_DIFFERENCES, STREAM_SCENARIOS } from './fixtures/stream-scenarios.js';
+import { NOT_REPLAYED, OPEN_DIFFERENCES, STREAM_SCENARIOS } from './fixtures/stream-scenarios.js';
 import type { StreamFixture } from './fixtures/stream-trace-fixture.js';
 import { EslClient, startTestSimulator } from './helpers.js';
 import { replayStream } from './stream-trace-replay.js';
@@ -17,19 +17,22 @@ const load = (name: string) =>
     readFileSync(join(import.meta.dirname, 'fixtures', 'stream-traces', `${name}.json`), 'utf8'),
   ) as StreamFixture;
 
-// Concurrent: each replay keeps the recording's timing (up to 14 s) on its own simulator.
+// Concurrent: each replay keeps the recording's timing (up to 28 s) on its own simulator.
 describe.concurrent('mod_audio_stream trace conformance', () => {
   for (const name of STREAM_SCENARIOS) {
     const fixture = load(name);
-    const test = fixture.replay && !OPEN_DIFFERENCES[name] ? it : it.skip;
+    const skipped = NOT_REPLAYED[name] ?? OPEN_DIFFERENCES[name];
+    const test = fixture.replay && skipped === undefined ? it : it.skip;
+    const recorded = fixture.steps.reduce((ms, step) => ms + step.gap, 0);
+    const title = `${name}: replies, stream events and WebSocket facts match`;
     test(
-      `${name}: replies, stream events and WebSocket facts match`,
-      { timeout: 40_000 },
+      skipped === undefined ? title : `${title} (skipped: ${skipped})`,
+      { timeout: recorded + 30_000 },
       async () => {
         const sim = await startTestSimulator();
         const client = await EslClient.connect(sim.eslPort);
         try {
-          const got = await replayStream(fixture, client, randomUUID);
+          const got = await replayStream(fixture, sim, client, randomUUID);
           for (const { step, reply } of got.replies) expect(reply, step.esl).toBe(step.reply);
           expect(got.legs, 'events per leg').toEqual(fixture.legs);
           expect(got.ws.length, 'connections').toBe(fixture.ws.length);

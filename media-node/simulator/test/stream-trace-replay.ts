@@ -3,6 +3,8 @@
 // each leg's stream events and what the module sent, normalised like the fixture.
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { decodeBytes } from '../src/esl/raw-text.js';
+import { makeToneWav } from '../src/media/wav.js';
 import {
   median,
   streamEvent,
@@ -10,7 +12,8 @@ import {
   type StreamFixture,
   type WsConnection,
 } from './fixtures/stream-trace-fixture.js';
-import type { EslClient } from './helpers.js';
+import type { Simulator } from '../src/index.js';
+import { control, type EslClient } from './helpers.js';
 
 type EslStep = Extract<StreamFixture['steps'][number], { esl: string }>;
 
@@ -22,20 +25,26 @@ export interface StreamReplay {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The recorder's raw TCP servers: one that never answers, a 404, a 101 with a wrong accept. */
+/**
+ * The recorder's raw TCP servers: one that never answers, a 404, and a 101 with a wrong accept
+ * to whatever comes, the frames that follow the upgrade included: the module took that 101,
+ * sent its metadata, and met the second 101's first byte, `H`, as a frame with RSV1 set.
+ */
 function tcpServer(kind: string): Server {
   return createServer((s: Socket) => {
     s.on('error', () => undefined);
     if (kind === 'silent') return;
-    s.once('data', () => {
-      if (kind === 'http404')
-        s.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-      else
+    if (kind === 'http404')
+      s.once('data', () =>
+        s.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'),
+      );
+    else
+      s.on('data', () =>
         s.write(
           'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
             'Sec-WebSocket-Accept: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n\r\n',
-        );
-    });
+        ),
+      );
   });
 }
 
@@ -63,11 +72,36 @@ function audioMessage(sampleRate: number, bytes: number): string {
   return JSON.stringify({ type: 'streamAudio', data });
 }
 
+/** A streamAudio message carrying a file: `data` with a short WAV as its audioData. */
+function fileMessage(data: Readonly<Record<string, unknown>>): string {
+  const audioData = makeToneWav(100).toString('base64');
+  return JSON.stringify({ type: 'streamAudio', data: { ...data, audioData } });
+}
+
+/** `<0xff 0xfe>` in a fixture's command: those bytes (raw-text.ts). */
+const rawBytes = (s: string): string =>
+  s.replace(/<(0x[0-9a-f]{2}(?: 0x[0-9a-f]{2})*)>/g, (_, hex: string) =>
+    decodeBytes(Buffer.from(hex.split(' ').map(Number))),
+  );
+
+/**
+ * The recorder's dialplan for its loopback extensions: `tone` (a 440 Hz tone) and `silent`
+ * answer at once, `ring` rings (ring_ready, park) until something answers it.
+ */
+const EXTENSIONS = {
+  tone: { behavior: 'answer', ring_ms: 0 },
+  silent: { behavior: 'answer', ring_ms: 0 },
+  ring: { behavior: 'no_answer', ring_ms: 600_000 },
+};
+
 export async function replayStream(
   fixture: StreamFixture,
+  sim: Simulator,
   client: EslClient,
   newUuid: () => string,
 ): Promise<StreamReplay> {
+  for (const [ext, behavior] of Object.entries(EXTENSIONS))
+    await control(sim, 'PUT', `/sim/numbers/${ext}`, behavior);
   // The recorder's ports: its raw TCP servers, a WebSocket server, or (no connection made in
   // the recording) a closed port.
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
@@ -106,6 +140,8 @@ export async function replayStream(
       if (!c.binary.sizes.includes(data.length)) c.binary.sizes.push(data.length);
     });
     socket.on('ping', () => c.pings++);
+    // A frame ws rejects (text not UTF-8): it closes with 1007 itself, as the recorder's did.
+    socket.on('error', () => undefined);
     // 1006: no CLOSE frame came (the server dropped the connection itself).
     socket.on('close', (code, reason) => {
       if (code !== 1006) c.closes.push({ code, reason: reason.toString() });
@@ -124,22 +160,33 @@ export async function replayStream(
       if (!labels.has(l)) labels.set(l, newUuid());
       return labels.get(l)!;
     });
-    out = out.replaceAll('{uuid}', newUuid());
+    out = rawBytes(out.replaceAll('{uuid}', newUuid()));
     for (const m of out.matchAll(/\{ws:(\d+)\}/g)) {
       out = out.replace(m[0], `ws://127.0.0.1:${await portOf(m[1]!)}`);
+    }
+    // A B leg the recorder knew without asking (from its events): its A leg's partner.
+    for (const [b, n] of out.matchAll(/\{B(\d+)\}/g)) {
+      const a = labels.get(`{A${n}}`);
+      if (!labels.has(b) && a)
+        labels.set(b, await client.api(`uuid_getvar ${a} other_loopback_leg_uuid`));
     }
     return out.replace(/\{B\d+\}/g, (l) => labels.get(l) ?? l);
   };
 
   const replies: StreamReplay['replies'] = [];
+  // Originates run on while the recording goes on: one that rings is answered by a later step.
+  const jobs: Array<Promise<void>> = [];
   try {
     for (const step of fixture.steps) {
       await sleep(step.gap);
       if ('esl' in step) {
         const line = await substitute(step.esl);
-        const reply = line.startsWith('bgapi ')
-          ? await client.bgapi(line.slice(6), 10_000)
-          : await client.api(line.slice(4));
+        if (line.startsWith('bgapi ')) {
+          const job = client.bgapi(line.slice(6), 10_000).catch((err: unknown) => String(err));
+          jobs.push(job.then((reply) => void replies.push({ step, reply: normalize(reply) })));
+          continue;
+        }
+        const reply = await client.api(line.slice(4));
         // uuid_getvar … other_loopback_leg_uuid names the B leg: its label from now on.
         const b = /^\{(B\d+)\}$/.exec(step.reply ?? '');
         if (b && /other_loopback_leg_uuid/.test(step.esl)) labels.set(`{${b[1]}}`, reply);
@@ -150,10 +197,12 @@ export async function replayStream(
       if (!conn) throw new Error(`no WebSocket connection ${step.ws}`);
       if (step.text !== undefined) conn.send(step.text);
       if (step.audio) conn.send(audioMessage(step.audio.sampleRate, step.audio.bytes));
+      if (step.file) conn.send(fileMessage(step.file));
       if (step.binary) conn.send(Buffer.alloc(step.binary));
       if (step.close) conn.close(step.close.code, step.close.reason);
       if (step.terminate) conn.terminate();
     }
+    await Promise.all(jobs);
     // Every A leg that the recording saw destroyed, then a moment for the last frames.
     for (const [label, events] of Object.entries(fixture.legs)) {
       if (events.some((e) => e.name === 'CHANNEL_DESTROY'))

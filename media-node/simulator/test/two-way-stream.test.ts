@@ -46,7 +46,7 @@ async function audioOf(uuid: string) {
   return json as {
     elapsed_ms: number;
     said: Array<{ at_ms: number; ms: number }>;
-    stream: { size_ms: number; buffered_ms: number; waiting_ms: number } | null;
+    stream: { size_ms: number; buffered_ms: number; waiting_ms: number; waits: number } | null;
   };
 }
 
@@ -188,6 +188,8 @@ describe('what the call hears', () => {
       expect(s.waiting_ms).toBeLessThan(3000);
     }
     expect(seen.filter((s) => s.waiting_ms > 0).length).toBeGreaterThan(seen.length / 2);
+    // The message read while the buffer was full made the socket thread wait.
+    expect((await audioOf(uuid)).stream?.waits).toBeGreaterThan(0);
     await fx.client.api(`uuid_audio_stream ${uuid} stop`);
     const stoppedAt = (await audioOf(uuid)).elapsed_ms;
     const calls = await heard(uuid);

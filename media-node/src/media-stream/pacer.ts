@@ -1,3 +1,5 @@
+import type { TickSource } from './playout.js';
+
 /** The length of one frame of call audio, and so of one tick. */
 export const TICK_MS = 20;
 
@@ -6,12 +8,13 @@ export type TickHandler = (tick: number) => void;
 
 /**
  * The node's one 20 ms clock, serving the playout of every bidirectional media stream: one timer
- * however many streams play, running only while some stream has audio or marks due. Ticks are
+ * however many streams play, running only while some playout is subscribed. Ticks are
  * numbered from the pacer's creation, so a number is a time every stream shares. A tick that
- * comes late (a busy event loop) is not made up: each stream sends one chunk a tick at most,
- * since FreeSWITCH's module buffers only 20–40 ms of it and would stall on a burst.
+ * comes late (a busy event loop, a host pause) is not made up: the ticks it passed are skipped,
+ * so each stream sends one chunk a tick at most, since FreeSWITCH's module buffers one and would
+ * make its socket thread wait on a burst; a playout drops what it fell behind (playout.ts).
  */
-export class Pacer {
+export class Pacer implements TickSource {
   private readonly handlers = new Set<TickHandler>();
   private readonly origin = performance.now();
   private timer: NodeJS.Timeout | undefined;

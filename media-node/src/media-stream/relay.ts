@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFERRED_TIMEOUT_MS, webhookSecret, type StreamStopReason } from '@voicegw/shared';
 import type { WebSocket } from 'ws';
 import type { FsEvent } from '../esl/event.js';
@@ -5,6 +6,7 @@ import { connectApp } from './app-socket.js';
 import { connectedFrame, streamIdentity, type StreamIdentity } from './frames.js';
 import type { RelayHost } from './host.js';
 import { moduleFailure, startModuleStream, stopModuleStream } from './module.js';
+import { TICK_MS } from './pacer.js';
 import { Running } from './running.js';
 import { publishStreamEnd, type StreamEnd } from './stream-end.js';
 import type { StartReport, StreamedSession, StreamRequest } from './types.js';
@@ -17,6 +19,19 @@ export const FS_CONNECT_TIMEOUT_MS = 500;
  * comes within it like every deferred command's.
  */
 export const APP_CONNECT_TIMEOUT_MS = DEFERRED_TIMEOUT_MS - FS_CONNECT_TIMEOUT_MS;
+/**
+ * Once the playout has halted, the module still holds a chunk in its 20 ms buffer and may have
+ * its socket thread waiting to put the last one there. A stop that lands while it waits never
+ * returns (FreeSWITCH 1.10.12, the module as published), and holds the event socket it came on:
+ * the node's every later command and event. The module is stopped once both have played.
+ */
+export const MODULE_DRAIN_MS = 3 * TICK_MS;
+/**
+ * The module closes its socket as the call hangs up, and CHANNEL_HANGUP comes on the event
+ * socket, often after (half the far-end hangups on FreeSWITCH 1.10.12). A close waits this long
+ * for the hangup, or the module's ::error, to say why the stream ended before it is an error.
+ */
+export const FS_CLOSE_GRACE_MS = 1000;
 
 /** Why a stream ends: its stream.stopped reason, or, if it never started, stream.failed's. */
 export interface Ending {
@@ -47,9 +62,11 @@ export class Relay {
   private phase: Phase = { name: 'connecting' };
   private ending: Ending | undefined;
   private concluded: Promise<void> | undefined;
-  private readonly abort = new AbortController();
+  /** Aborts the connect to the application; dropped once it is over (a stream is long-lived). */
+  private abort: AbortController | undefined = new AbortController();
   private cancelWait: (() => void) | undefined;
   private fsTimer: NodeJS.Timeout | undefined;
+  private closeTimer: NodeJS.Timeout | undefined;
   private resolveReported!: (done: Promise<void>) => void;
   /** Publishes stream.started and the stream/start's command.result, once (set when running). */
   private announce: (() => Promise<void>) | undefined;
@@ -133,8 +150,9 @@ export class Relay {
       secret,
       allowPrivate: node.config.ALLOW_LOCALHOST_WEBHOOKS,
       timeoutMs: APP_CONNECT_TIMEOUT_MS,
-      signal: this.abort.signal,
+      signal: this.abort?.signal ?? AbortSignal.abort(),
     });
+    this.abort = undefined;
     if (!connection.ok) return this.end({ reason: 'error', failure: connection.reason });
     const app = connection.socket;
     app.on('error', ignore);
@@ -174,9 +192,7 @@ export class Relay {
       return;
     }
     const { app } = this.phase;
-    const running = new Running(this.host, this.identity, this.request, app, fs, () =>
-      this.end({ reason: 'error', failure: 'FreeSWITCH closed the stream' }),
-    );
+    const running = new Running(this.host, this.identity, this.request, app, fs, this.onFsClosed);
     this.phase = { name: 'running', running };
     const { session } = this;
     running.begin({
@@ -200,6 +216,13 @@ export class Relay {
     let announced: Promise<void> | undefined;
     this.announce = () => (announced ??= this.report.started(event));
     this.resolveReported(this.session.serial(this.announce));
+  };
+
+  private readonly onFsClosed = (): void => {
+    this.closeTimer ??= setTimeout(
+      () => this.end({ reason: 'error', failure: 'FreeSWITCH closed the stream' }),
+      FS_CLOSE_GRACE_MS,
+    );
   };
 
   private readonly onAppClose = (): void =>
@@ -237,7 +260,7 @@ export class Relay {
     this.session.channel.off('event', this.onChannelEvent);
     this.session.channel.off('gone', this.onGone);
     this.stopWaiting();
-    this.abort.abort();
+    this.abort?.abort();
     if (this.phase.name === 'starting') this.phase.app.off('close', this.onAppClose);
     if (this.phase.name === 'running') {
       this.phase.running.app.off('close', this.onAppClose);
@@ -249,6 +272,8 @@ export class Relay {
     this.cancelWait?.();
     this.cancelWait = undefined;
     clearTimeout(this.fsTimer);
+    this.fsTimer = undefined;
+    clearTimeout(this.closeTimer);
   }
 
   /** Runs the ending once, whoever asks first (the queue, stream/stop, the teardown). */
@@ -269,7 +294,10 @@ export class Relay {
     try {
       if (phase.name === 'running') {
         const stats = phase.running.finish(ending.reason);
-        if (ending.reason !== 'hangup') await stopModuleStream(session.channel, session.log);
+        if (ending.reason !== 'hangup') {
+          if (request.bidirectional) await sleep(MODULE_DRAIN_MS);
+          await stopModuleStream(session.channel, session.log);
+        }
         phase.running.dropFreeswitch();
         await this.announce?.();
         await this.publishEnd({

@@ -9,11 +9,12 @@ import {
   parseAppFrame,
   startFrame,
   stopFrame,
+  type MediaTrack,
   type StartDetails,
   type StreamIdentity,
 } from './frames.js';
-import { Playout } from './playout.js';
-import { streamLayout, TrackOutput } from './tracks.js';
+import { Playout, type PlayoutSink } from './playout.js';
+import { streamLayout, TrackOutput, type ChunkSink } from './tracks.js';
 import type { StreamRequest } from './types.js';
 
 /** Frames to a slow application are dropped while its socket holds more than this unsent. */
@@ -32,7 +33,7 @@ export interface RunStats {
  * and marks go through the playout to FreeSWITCH (`streamAudio` text frames, one 20 ms chunk a
  * tick). One sequence number counts every frame to the application.
  */
-export class Running {
+export class Running implements PlayoutSink, ChunkSink {
   private seq = 0;
   private framesSent = 0;
   private framesReceived = 0;
@@ -50,13 +51,10 @@ export class Running {
     private readonly lost: () => void,
   ) {
     const layout = streamLayout(request.track);
-    this.outputs = layout.tracks.map((t) => new TrackOutput(t.track, t.channel, layout.channels));
-    this.playout = request.bidirectional
-      ? new Playout(host.pacer, {
-          play: (l16) => this.play(l16),
-          marked: (name) => this.toApp(markFrame(id, ++this.seq, name)),
-        })
-      : undefined;
+    this.outputs = layout.tracks.map(
+      (t) => new TrackOutput(t.track, t.channel, layout.channels, this),
+    );
+    this.playout = request.bidirectional ? new Playout(host.pacer, this) : undefined;
   }
 
   /** Sends `start` and lets the audio flow. */
@@ -107,19 +105,20 @@ export class Running {
     // A text frame would be the metadata of the start, and there is none.
     if (!isBinary) return;
     const pcm = toBuffer(data);
-    for (const output of this.outputs) {
-      output.frame(pcm, (mulaw, chunk, timestampMs) => {
-        if (this.app.bufferedAmount > SLOW_APP_BYTES) {
-          this.host.count.dropped('slow_app');
-          return;
-        }
-        const payload = mulaw.toString('base64');
-        this.toApp(mediaFrame(this.id, ++this.seq, output.track, chunk, timestampMs, payload));
-        this.framesSent++;
-        this.host.count.toApp();
-      });
-    }
+    for (const output of this.outputs) output.frame(pcm);
   };
+
+  /** One 20 ms chunk of a track to the application, unless its socket is backed up. */
+  media(track: MediaTrack, mulaw: Buffer, chunk: number, timestampMs: number): void {
+    if (this.app.bufferedAmount > SLOW_APP_BYTES) {
+      this.host.count.dropped('slow_app');
+      return;
+    }
+    const payload = mulaw.toString('base64');
+    this.toApp(mediaFrame(this.id, ++this.seq, track, chunk, timestampMs, payload));
+    this.framesSent++;
+    this.host.count.toApp();
+  }
 
   private readonly onApp = (data: RawData, isBinary: boolean): void => {
     const { count } = this.host;
@@ -145,12 +144,23 @@ export class Running {
     }
   };
 
-  private play(l16: Buffer): void {
+  /** The playout's chunk to FreeSWITCH. */
+  play(l16: Buffer): void {
     if (this.fs.readyState !== WebSocket.OPEN) return;
     this.fs.send(
       '{"type":"streamAudio","data":{"audioDataType":"raw","sampleRate":8000,' +
         `"audioData":"${l16.toString('base64')}"}}`,
     );
+  }
+
+  /** The playout answers one of the application's marks. */
+  marked(name: string): void {
+    this.toApp(markFrame(this.id, ++this.seq, name));
+  }
+
+  /** The playout dropped chunks to get back to real time. */
+  dropped(chunks: number): void {
+    this.host.count.dropped('late_playout', chunks);
   }
 
   private toApp(text: string): void {

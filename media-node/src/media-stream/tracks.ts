@@ -29,8 +29,10 @@ export function streamLayout(track: StreamTrack): StreamLayout {
   }
 }
 
-/** One track's media frame, ready to send: its μ-law, chunk number and timestamp. */
-export type ChunkHandler = (mulaw: Buffer, chunk: number, timestampMs: number) => void;
+/** Where a track's media frames go, ready to send: μ-law, chunk number and timestamp. */
+export interface ChunkSink {
+  media(track: MediaTrack, mulaw: Buffer, chunk: number, timestampMs: number): void;
+}
 
 /**
  * One track of the call's audio on its way to the application: the channel's samples of each
@@ -46,18 +48,25 @@ export class TrackOutput {
     readonly track: MediaTrack,
     private readonly channel: number,
     private readonly channels: number,
+    /** Gets each whole chunk a frame completes. */
+    private readonly sink: ChunkSink,
   ) {}
 
-  /** Takes one frame from FreeSWITCH; `emit` gets each whole chunk it completes. */
-  frame(pcm: Buffer, emit: ChunkHandler): void {
+  /** Takes one frame from FreeSWITCH. */
+  frame(pcm: Buffer): void {
     const encoded = encodeL16(pcm, this.channels, this.channel);
+    // The usual frame is one whole chunk: no copy, no cut.
+    if (!this.pending && encoded.length === SAMPLES_PER_CHUNK) return this.next(encoded);
     let audio = this.pending ? Buffer.concat([this.pending, encoded]) : encoded;
     while (audio.length >= SAMPLES_PER_CHUNK) {
-      const chunk = audio.subarray(0, SAMPLES_PER_CHUNK);
+      this.next(audio.subarray(0, SAMPLES_PER_CHUNK));
       audio = audio.subarray(SAMPLES_PER_CHUNK);
-      emit(chunk, ++this.chunk, this.samples / 8);
-      this.samples += SAMPLES_PER_CHUNK;
     }
     this.pending = audio.length > 0 ? audio : undefined;
+  }
+
+  private next(chunk: Buffer): void {
+    this.sink.media(this.track, chunk, ++this.chunk, this.samples / 8);
+    this.samples += SAMPLES_PER_CHUNK;
   }
 }

@@ -7,9 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readWavLayout } from '@voicegw/shared';
 import { freePort } from '@voicegw/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RawData } from 'ws';
 import { encodeSample } from '../../src/media-stream/g711.js';
 import { answeredCall, request } from './calls.js';
 import type { StackOptions } from './harness.js';
@@ -117,6 +119,40 @@ describe('bidirectional media streams', () => {
     expect(await stack.events.ofCommand(session, 'stream.stopped', uid)).toMatchObject({
       frames_received: 34,
     });
+  });
+
+  it("after the node's event loop stalls, an echo's audio is heard on time again: the quiet audio the stalls left queued is dropped and counted", async () => {
+    const { session, uuid } = await answeredCall(stack, tenant, did);
+    const { conn } = await twoWay(session);
+    // An echo agent: each media frame straight back, so the app sends at real-time pace.
+    conn.socket.on('message', (data: RawData) => {
+      const text = Buffer.isBuffer(data) ? data.toString('utf8') : '{}';
+      const frame = JSON.parse(text) as { event?: string; media?: { payload: string } };
+      if (frame.event === 'media') conn.send({ event: 'media', media: frame.media });
+    });
+    await sleep(400);
+    const before = await dropped('late_playout');
+    // Three stalls of 150 ms (a busy loop, a host pause): each misses seven ticks of the pacer,
+    // and without a catch-up would leave 140 ms more of the echo queued for good.
+    for (let i = 0; i < 3; i++) {
+      const until = performance.now() + 150;
+      while (performance.now() < until);
+      await sleep(300);
+    }
+    const said = await fetch(`${stack.sim.controlUrl}/sim/calls/${uuid}/say`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tone: { hz: 1000, ms: 100 } }),
+    });
+    expect(said.status).toBe(202);
+    const saidAt = ((await said.json()) as { at_ms: number }).at_ms;
+    await sleep(700);
+    const loud = await heard(stack.sim.controlUrl, uuid);
+    const echoedAt = loud.indexOf(true, Math.floor(saidAt / 20)) * 20;
+    // Its 20 ms frame, the trip to the app and back, a tick and the module's own: 40-80 ms.
+    expect(echoedAt - saidAt).toBeGreaterThan(0);
+    expect(echoedAt - saidAt).toBeLessThan(160);
+    expect(await dropped('late_playout')).toBeGreaterThan(before);
   });
 
   it('a mark with nothing queued comes back at once; clear drops the queue and returns every pending mark at once', async () => {

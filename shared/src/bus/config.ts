@@ -49,8 +49,8 @@ export const BusEnv = {
     maximum: 10_000,
     default: 100,
     description:
-      'Longest a consumer fetch waits at the broker for new events (kafkajs `maxWaitTimeInMs`). ' +
-      "It bounds the bus's latency tail: 10-20 where webhook p99 matters.",
+      'Longest a consumer fetch waits at the broker for events (kafkajs `maxWaitTimeInMs`). ' +
+      'An event ends the wait, so lower does not cut latency; it adds idle fetches.',
   }),
   KAFKA_PARTITIONS_CONCURRENCY: Type.Integer({
     minimum: 1,

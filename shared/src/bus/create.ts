@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { RedisEndpoint } from '../config/redis.js';
 import type { Logger } from '../logger.js';
 import type { RedisKeys } from '../redis/keys.js';
 import type { BusConfig } from './config.js';
@@ -7,7 +8,7 @@ import { RedisEventBus } from './redis-bus.js';
 import type { EventBus } from './types.js';
 
 export interface EventBusDeps {
-  readonly redisUrl: string;
+  readonly redisEndpoint: RedisEndpoint;
   /** Command connection of the dispatcher. */
   readonly redis: Redis;
   readonly keys: RedisKeys;
@@ -29,7 +30,7 @@ export function createEventBus(config: BusConfig, deps: EventBusDeps): EventBus 
       buffer: config.EVENT_BUFFER,
       maxWaitMs: config.KAFKA_MAX_WAIT_MS,
       partitionsConcurrency: config.KAFKA_PARTITIONS_CONCURRENCY,
-      redisUrl: deps.redisUrl,
+      redisEndpoint: deps.redisEndpoint,
       redis: deps.redis,
       keys: deps.keys,
       leaseTtlMs: config.EVENT_LEASE_TTL_MS,
@@ -37,7 +38,7 @@ export function createEventBus(config: BusConfig, deps: EventBusDeps): EventBus 
     });
   }
   return new RedisEventBus({
-    redisUrl: deps.redisUrl,
+    redisEndpoint: deps.redisEndpoint,
     redis: deps.redis,
     keys: deps.keys,
     shards: config.EVENT_SHARDS,

@@ -8,6 +8,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import { background } from '../async/background.js';
+import type { RedisEndpoint } from '../config/redis.js';
 import type { Logger } from '../logger.js';
 import type { RedisKeys } from '../redis/keys.js';
 import { kafkaSocketFactory } from './kafka-socket.js';
@@ -31,7 +32,7 @@ export interface KafkaBusOptions {
   readonly partitionsConcurrency: number;
   readonly groupId?: string;
   /** The ingest stream and the router's lease live in Redis. */
-  readonly redisUrl: string;
+  readonly redisEndpoint: RedisEndpoint;
   readonly redis: Redis;
   readonly keys: RedisKeys;
   readonly leaseTtlMs: number;
@@ -102,7 +103,7 @@ export class KafkaEventBus implements EventBus {
       maxWaitTimeInMs: o.maxWaitMs,
     });
     this.router = new IngestRouter({
-      redisUrl: o.redisUrl,
+      redisEndpoint: o.redisEndpoint,
       redis: o.redis,
       keys: o.keys,
       leases: new LeaseKeeper(o.redis, o.leaseTtlMs, o.log),

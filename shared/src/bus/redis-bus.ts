@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { RedisEndpoint } from '../config/redis.js';
 import type { Logger } from '../logger.js';
 import { createRedis } from '../redis/client.js';
 import type { RedisKeys } from '../redis/keys.js';
@@ -20,7 +21,7 @@ import {
 import type { BusEvent, BusHandler, EventBus } from './types.js';
 
 export interface RedisBusOptions {
-  readonly redisUrl: string;
+  readonly redisEndpoint: RedisEndpoint;
   /** Command connection (acks, leases, maintenance). */
   readonly redis: Redis;
   readonly keys: RedisKeys;
@@ -37,14 +38,25 @@ export interface RedisBusOptions {
 }
 
 const MAINTENANCE_INTERVAL_MS = 5000;
+/**
+ * How long one XREADGROUP waits for events. A change of the shards read (taken, given up, a
+ * buffer full or freed) interrupts it (CLIENT UNBLOCK) and a stop disconnects it, so nothing
+ * needs it to return sooner; each return with nothing is a wake-up of the dispatcher and of Redis.
+ */
+const BLOCK_MS = 5000;
+/** CLIENT UNBLOCK can reach Redis just before the read it is for: tried again this often. */
+const UNBLOCK_RETRY_MS = 10;
+const UNBLOCK_TRIES = 3;
 /** Entries per shard per read; a shard may exceed its buffer by less than one read. */
 const READ_COUNT = 500;
 /**
  * How long acknowledgements gather before they go out together, and how many may gather. Only
  * the XACK waits, never a delivery; a dispatcher killed meanwhile leaves those events to the
- * shard's next holder, which delivers them again with the same webhook-id (at least once).
+ * shard's next holder, which delivers them again with the same webhook-id (at least once). At
+ * an ordinary rate each event came alone, and its XACK cost a timer and a reply, two wake-ups
+ * of the dispatcher and one of Redis per event: 100 ms gathers a call's events into one.
  */
-const ACK_WINDOW_MS = 5;
+const ACK_WINDOW_MS = 100;
 const ACK_BATCH_MAX = 1000;
 
 /** The acknowledgements of one shard gathered in one window, and how their XACK turned out. */
@@ -78,6 +90,10 @@ export class RedisEventBus implements EventBus {
   private readonly ackedDuringSweep: [Shard, string][] = [];
   /** The XREADGROUP in flight, if any. */
   private reading: Promise<unknown> | undefined;
+  /** The blocking connection's CLIENT ID, while known (learnt again after it reconnects). */
+  private blockingId: number | undefined;
+  /** Shards acknowledged on since their last trim (maintenance trims only those). */
+  private readonly ackedSinceTrim = new Set<number>();
   private stopped = false;
 
   constructor(private readonly o: RedisBusOptions) {
@@ -94,13 +110,14 @@ export class RedisEventBus implements EventBus {
       leaving: async (shard) => {
         // A blocking read issued before may still return entries of this shard; they must be
         // pending before the lease goes, so that the next holder's first read includes them.
+        this.interruptRead();
         await this.reading?.catch(() => undefined);
         await this.handler?.revoked(shard.name);
       },
       tick: () => this.router.tick(),
     });
     this.router = new IngestRouter({
-      redisUrl: o.redisUrl,
+      redisEndpoint: o.redisEndpoint,
       redis: o.redis,
       keys: o.keys,
       leases,
@@ -108,8 +125,9 @@ export class RedisEventBus implements EventBus {
       log: o.log,
       ...(o.blockMs ? { blockMs: o.blockMs } : {}),
     });
-    this.blocking = createRedis(o.redisUrl, { name: 'dispatcher:bus' });
+    this.blocking = createRedis(o.redisEndpoint, { name: 'dispatcher:bus' });
     this.blocking.on('error', (err) => o.log.debug({ err }, 'bus connection error'));
+    this.blocking.on('close', () => (this.blockingId = undefined));
   }
 
   async start(handler: BusHandler): Promise<void> {
@@ -136,6 +154,7 @@ export class RedisEventBus implements EventBus {
     // Acknowledged even after the shard moved on: the event was handled, so its next owner
     // need not handle it again.
     await this.xackSoon(index, event.id);
+    this.ackedSinceTrim.add(index);
     const shard = this.ownership.held.get(index);
     if (!shard) return;
     // A sweep's reply may still list the entry (its XAUTOCLAIM ran before this XACK): it must
@@ -188,7 +207,10 @@ export class RedisEventBus implements EventBus {
   }
 
   private forget(shard: Shard, id: string): void {
-    if (shard.unacked.delete(id) && shard.unacked.size < this.o.buffer) this.poke();
+    if (!shard.unacked.delete(id) || shard.unacked.size >= this.o.buffer) return;
+    this.poke();
+    // Left out of the read in flight while its buffer was full: read it again now.
+    if (shard.unacked.size === this.o.buffer - 1) this.interruptRead();
   }
 
   async stop(): Promise<void> {
@@ -211,6 +233,7 @@ export class RedisEventBus implements EventBus {
     }
     shard.ready = true;
     this.poke();
+    this.interruptRead();
   }
 
   /**
@@ -227,18 +250,30 @@ export class RedisEventBus implements EventBus {
     }
   }
 
+  /**
+   * Every shard at once, so that their commands share one write and one reply: one round trip
+   * a round while nothing happens, more only for shards with stranded entries or acknowledged
+   * since their last trim.
+   */
   private async sweep(): Promise<void> {
-    for (const shard of [...this.ownership.held.values()]) {
-      if (this.stopped || !shard.ready || shard.releasing || !shard.lease.valid()) continue;
-      try {
-        const idleMs = this.o.leaseTtlMs * 2;
-        for await (const entries of strandedEntries(this.o.redis, shard.stream, idleMs)) {
-          if (!shard.releasing) this.hand(shard, entries);
-        }
-        await trimAcknowledged(this.o.redis, shard.stream);
-      } catch (err) {
-        this.o.log.warn({ err, shard: shard.name }, 'shard maintenance failed');
+    const trim = new Set(this.ackedSinceTrim);
+    this.ackedSinceTrim.clear();
+    const shards = [...this.ownership.held.values()].filter(
+      (s) => !this.stopped && s.ready && !s.releasing && s.lease.valid(),
+    );
+    await Promise.all(shards.map((shard) => this.maintainShard(shard, trim.has(shard.index))));
+  }
+
+  private async maintainShard(shard: Shard, trim: boolean): Promise<void> {
+    try {
+      const idleMs = this.o.leaseTtlMs * 2;
+      for await (const entries of strandedEntries(this.o.redis, shard.stream, idleMs)) {
+        if (!shard.releasing) this.hand(shard, entries);
       }
+      if (trim) await trimAcknowledged(this.o.redis, shard.stream);
+    } catch (err) {
+      if (trim) this.ackedSinceTrim.add(shard.index);
+      this.o.log.warn({ err, shard: shard.name }, 'shard maintenance failed');
     }
   }
 
@@ -260,6 +295,7 @@ export class RedisEventBus implements EventBus {
         continue;
       }
       try {
+        this.blockingId ??= Number(await this.blocking.client('ID'));
         this.reading = this.blocking.xreadgroup(
           'GROUP',
           SHARD_GROUP,
@@ -267,12 +303,13 @@ export class RedisEventBus implements EventBus {
           'COUNT',
           Math.min(READ_COUNT, this.o.buffer),
           'BLOCK',
-          this.o.blockMs ?? 500,
+          this.o.blockMs ?? BLOCK_MS,
           'STREAMS',
           ...shards.map((s) => s.stream),
           ...shards.map(() => '>'),
         );
         const reply = (await this.reading) as [string, StreamEntry[]][] | null;
+        this.reading = undefined;
         failures = 0;
         for (const [stream, entries] of reply ?? []) {
           const shard = shards.find((s) => s.stream === stream);
@@ -280,6 +317,7 @@ export class RedisEventBus implements EventBus {
           // Otherwise the entries stay pending; the shard's next holder reclaims them.
         }
       } catch (err) {
+        this.reading = undefined;
         if (this.stopped) return;
         failures++;
         if (String(err).includes('NOGROUP')) {
@@ -307,5 +345,25 @@ export class RedisEventBus implements EventBus {
     const wake = this.wake;
     this.wake = undefined;
     wake?.();
+  }
+
+  /**
+   * Makes the XREADGROUP in flight return now, empty (CLIENT UNBLOCK from the command
+   * connection), so that the next read covers the shards as they are. Unknown after a reconnect
+   * until the read resent meanwhile returns: that read then ends on its BLOCK_MS.
+   */
+  private interruptRead(tries = UNBLOCK_TRIES): void {
+    const { reading, blockingId } = this;
+    if (!reading || blockingId === undefined) return;
+    this.o.redis.client('UNBLOCK', blockingId).then(
+      (unblocked) => {
+        // 0: Redis had not blocked the read yet (it came on another connection, a moment later).
+        if (Number(unblocked) === 1 || tries <= 1) return;
+        setTimeout(() => {
+          if (this.reading === reading) this.interruptRead(tries - 1);
+        }, UNBLOCK_RETRY_MS).unref();
+      },
+      (err: unknown) => this.o.log.debug({ err }, 'interrupting the bus read failed'),
+    );
   }
 }

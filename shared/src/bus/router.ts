@@ -1,4 +1,5 @@
 import type { ChainableCommander, Redis } from 'ioredis';
+import type { RedisEndpoint } from '../config/redis.js';
 import { EVENT_FIELDS } from '../events/publisher.js';
 import type { Logger } from '../logger.js';
 import { createRedis } from '../redis/client.js';
@@ -25,7 +26,7 @@ export interface RouterSink {
 }
 
 export interface RouterOptions {
-  readonly redisUrl: string;
+  readonly redisEndpoint: RedisEndpoint;
   /** Command connection (trimming). */
   readonly redis: Redis;
   readonly keys: RedisKeys;
@@ -38,9 +39,14 @@ export interface RouterOptions {
 
 type Entry = [id: string, fields: string[]];
 
-const TRIM_INTERVAL_MS = 1000;
-/** How often a router waiting on Redis checks that its lease still holds. */
-const LEASE_CHECK_MS = 250;
+/** Forwarded entries leave the ingest stream this long after the first of them was forwarded. */
+const TRIM_DELAY_MS = 1000;
+/**
+ * How long one XREAD waits for events. Nothing needs it to return sooner: a lost lease and a stop
+ * interrupt it (whenLost, disconnect); each return with nothing is a wake-up of the dispatcher
+ * and of Redis.
+ */
+const BLOCK_MS = 30_000;
 
 /** The cursor moved under us: another router holds the lease now. */
 class RouterDisplaced extends Error {}
@@ -49,20 +55,23 @@ class RouterDisplaced extends Error {}
 class LeaseLost extends Error {}
 
 /**
- * Rejects once `lease` is no longer valid, checked every `everyMs`; `cancel` stops checking.
- * What the router awaits races with it: an ioredis client disconnected while it waits to
- * reconnect (as the lease's loss does) never settles the commands it holds, so a router waiting
- * on one would keep its stale lease object, and no new router would start, for good.
+ * Rejects once `lease` is no longer valid, checked when it would run out (again at its new
+ * expiry whenever it was extended meanwhile); `cancel` stops checking. What the router awaits
+ * races with it: an ioredis client disconnected while it waits to reconnect (as the lease's loss
+ * does) never settles the commands it holds, so a router waiting on one would keep its stale
+ * lease object, and no new router would start, for good.
  */
-function whenLost(lease: Lease, everyMs: number): { lost: Promise<never>; cancel: () => void } {
+function whenLost(lease: Lease): { lost: Promise<never>; cancel: () => void } {
   let timer: NodeJS.Timeout | undefined;
   const lost = new Promise<never>((_resolve, reject) => {
-    timer = setInterval(() => {
+    const check = (): void => {
       if (!lease.valid()) reject(new LeaseLost());
-    }, everyMs);
+      else timer = setTimeout(check, lease.expiresAt() - Date.now() + 1);
+    };
+    check();
   });
   lost.catch(() => undefined);
-  return { lost, cancel: () => clearInterval(timer) };
+  return { lost, cancel: () => clearTimeout(timer) };
 }
 
 /**
@@ -98,9 +107,8 @@ export class IngestRouter {
     }
     this.lease = lease;
     this.o.log.info('routing the ingest stream onto the bus');
-    this.connection = createRedis(this.o.redisUrl, { name: 'dispatcher:router' });
+    this.connection = createRedis(this.o.redisEndpoint, { name: 'dispatcher:router' });
     this.connection.on('error', (err) => this.o.log.debug({ err }, 'router connection error'));
-    this.trimTimer = setInterval(() => void this.trim(), TRIM_INTERVAL_MS);
     this.loop = this.run(lease, this.connection).finally(() => this.retire());
   }
 
@@ -112,7 +120,8 @@ export class IngestRouter {
   }
 
   private async retire(): Promise<void> {
-    clearInterval(this.trimTimer);
+    clearTimeout(this.trimTimer);
+    this.trimTimer = undefined;
     this.connection?.disconnect();
     this.connection = undefined;
     const lease = this.lease;
@@ -122,7 +131,7 @@ export class IngestRouter {
 
   private async run(lease: Lease, connection: Redis): Promise<void> {
     const { log } = this.o;
-    const { lost, cancel } = whenLost(lease, LEASE_CHECK_MS);
+    const { lost, cancel } = whenLost(lease);
     try {
       this.cursor = await Promise.race([this.readCursor(connection), lost]);
       await this.forward(lease, connection, lost);
@@ -150,7 +159,7 @@ export class IngestRouter {
             'COUNT',
             this.o.batch ?? 500,
             'BLOCK',
-            this.o.blockMs ?? 500,
+            this.o.blockMs ?? BLOCK_MS,
             'STREAMS',
             keys.events(),
             this.cursor,
@@ -186,9 +195,12 @@ export class IngestRouter {
       if (appId && body) entries.push({ id, appId, body });
       else this.o.log.error({ id }, 'ingest entry without app or body skipped');
     }
-    await connection.watch(keys.eventRouterCursor());
-    const stored = (await connection.get(keys.eventRouterCursor())) ?? '0-0';
-    if (stored !== this.cursor) {
+    // WATCH and GET in one write: one round trip, not two.
+    const [, stored = '0-0'] = await Promise.all([
+      connection.watch(keys.eventRouterCursor()),
+      connection.get(keys.eventRouterCursor()),
+    ]);
+    if ((stored ?? '0-0') !== this.cursor) {
       await connection.unwatch();
       throw new RouterDisplaced();
     }
@@ -202,6 +214,11 @@ export class IngestRouter {
     tx.set(keys.eventRouterCursor(), last);
     if ((await tx.exec()) === null) throw new RouterDisplaced();
     this.cursor = last;
+    // Once a second while events flow, and never while none do.
+    this.trimTimer ??= setTimeout(() => {
+      this.trimTimer = undefined;
+      void this.trim();
+    }, TRIM_DELAY_MS);
   }
 
   /** Drops forwarded entries from the ingest stream (the cursor entry itself stays). */

@@ -43,21 +43,22 @@ export interface OwnershipOptions {
 export class ShardOwnership {
   readonly held = new Map<number, Shard>();
   private readonly releases = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
+  private stopRounds: (() => void) | undefined;
   private balancing: Promise<void> | undefined;
   private stopped = false;
 
   constructor(private readonly o: OwnershipOptions) {}
 
   get tickMs(): number {
-    return Math.max(100, Math.floor(this.o.leaseTtlMs / 3));
+    return this.o.leases.roundMs;
   }
 
+  /** Balances now, then on every round of the leases (their extensions and the heartbeat share a write). */
   async start(): Promise<void> {
     await this.balance();
-    this.timer = setInterval(() => {
+    this.stopRounds = this.o.leases.onRound(() => {
       this.balancing ??= this.balance().finally(() => (this.balancing = undefined));
-    }, this.tickMs);
+    });
   }
 
   /** Shard names held and not being given up. */
@@ -68,7 +69,7 @@ export class ShardOwnership {
   /** Gives every shard up (waiting for work in progress) and leaves the heartbeat set. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    this.stopRounds?.();
     await this.balancing;
     const held = [...this.held.values()];
     if (held.length > 0) this.o.log.info({ shards: held.map((s) => s.name) }, 'leaving shards');

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { RedisEnv } from './redis.js';
 
 /** Boolean flags accept the spellings operators actually write. */
 export const BooleanFlag = (fallback: boolean, description: string) =>
@@ -6,12 +7,7 @@ export const BooleanFlag = (fallback: boolean, description: string) =>
 
 /** Environment shared by every process that talks to Redis and logs. */
 export const CommonEnv = {
-  REDIS_URL: Type.String({
-    pattern: '^rediss?://',
-    description:
-      'Redis connection URL, `redis://` or `rediss://`. Redis is the system of record: run it ' +
-      'with AOF.',
-  }),
+  ...RedisEnv,
   REDIS_PREFIX: Type.String({
     default: 'vg',
     pattern: '^[a-zA-Z0-9_:-]{1,32}$',

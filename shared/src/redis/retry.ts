@@ -29,13 +29,18 @@ export class RedisWriteAbandoned extends Error {
 
 /** ioredis' own errors for a command that never got a reply (it names them only by message). */
 const NO_REPLY = [/^Connection is closed/, /^Command timed out/, /^Stream isn't writeable/];
-/** Redis' error replies that mean "not now" (a restarted Redis loading its AOF, a failover). */
-const NOT_NOW = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN|READONLY)\b/;
+/**
+ * Redis' error replies that mean "not now" (a restarted Redis loading its AOF, a failover, a
+ * primary with `min-replicas-to-write` and too few replicas): each refused the write before
+ * making it.
+ */
+const NOT_NOW = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN|READONLY|NOREPLICAS)\b/;
 
 /**
  * Redis did not take the command (connection refused or lost, ioredis' MaxRetriesPerRequestError,
- * a command timeout, a restarted Redis still loading its AOF), as opposed to a reply by which
- * Redis refused it (a script's error, a wrong type) or a bug: only the first is worth retrying.
+ * a command timeout, a restarted Redis still loading its AOF, a primary without enough replicas),
+ * as opposed to a reply by which Redis refused it (a script's error, a wrong type) or a bug: only
+ * the first is worth retrying.
  */
 export function isRedisUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;

@@ -23,7 +23,7 @@ export interface Onset {
 }
 
 export class EchoConnection {
-  /** `(chunk, arrival)` pairs of the frames of the current window. */
+  /** The chunk numbers of the frames of the current window, and their arrivals, index for index. */
   chunks: number[] = [];
   arrivals: number[] = [];
   readonly onsets: Onset[] = [];
@@ -54,22 +54,6 @@ export class EchoConnection {
     const loud = Buffer.from(payload, 'base64').some((code) => CODE_IS_LOUD[code] === 1);
     if (loud && !this.loud) this.onsets.push({ arrivedAt, echoedAt });
     this.loud = loud;
-  }
-
-  /**
-   * Frames more than `lateMs` behind their schedule: 20 ms a chunk from the best-placed frame
-   * of the window (the earliest relative to its chunk number).
-   */
-  lateFrames(lateMs: number): number {
-    let anchor = Infinity;
-    for (let i = 0; i < this.chunks.length; i++) {
-      anchor = Math.min(anchor, this.arrivals[i]! - this.chunks[i]! * 20);
-    }
-    let late = 0;
-    for (let i = 0; i < this.chunks.length; i++) {
-      if (this.arrivals[i]! - this.chunks[i]! * 20 - anchor > lateMs) late++;
-    }
-    return late;
   }
 
   /** Starts a new window of arrivals. */

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonClient } from '../lib/http-json.js';
+import { calmly, type HostRecord } from '../lib/rounds.js';
 import { LatencySamples } from '../lib/stats.js';
 import { inParallel } from '../media-node/flows.js';
-import type { EchoApp, EchoConnection } from './echo-app.js';
+import type { EchoApp, EchoConnection, Onset } from './echo-app.js';
 import type { StreamCall, StreamSide } from './sides.js';
 
 /** Frames this far behind their 20 ms schedule at the app are late (a jitter buffer's depth). */
@@ -46,6 +47,26 @@ export async function closeStreams(rig: Rig, live: Live): Promise<void> {
 const connectionsOf = (rig: Rig, live: Live): EchoConnection[] =>
   live.calls.map((c) => rig.echo.connections.get(c.key)).filter((c) => c !== undefined);
 
+/**
+ * Frames more than `lateMs` behind their schedule: 20 ms a chunk from the best-placed frame of
+ * the window (the earliest relative to its chunk number). `chunks[i]` arrived at `arrivals[i]`.
+ */
+export function lateFrames(
+  chunks: readonly number[],
+  arrivals: readonly number[],
+  lateMs: number,
+): number {
+  let anchor = Infinity;
+  for (let i = 0; i < chunks.length; i++) {
+    anchor = Math.min(anchor, (arrivals[i] ?? 0) - (chunks[i] ?? 0) * 20);
+  }
+  let late = 0;
+  for (let i = 0; i < chunks.length; i++) {
+    if ((arrivals[i] ?? 0) - (chunks[i] ?? 0) * 20 - anchor > lateMs) late++;
+  }
+  return late;
+}
+
 /** Frames and late frames at the app over a window of `seconds`. */
 export async function lateWindow(rig: Rig, live: Live, seconds: number) {
   const connections = connectionsOf(rig, live);
@@ -55,15 +76,41 @@ export async function lateWindow(rig: Rig, live: Live, seconds: number) {
   let late = 0;
   for (const c of connections) {
     frames += c.chunks.length;
-    late += c.lateFrames(LATE_MS);
+    late += lateFrames(c.chunks, c.arrivals, LATE_MS);
   }
   return { frames, late, expected: Math.floor((live.calls.length * seconds * 1000) / 20) };
 }
 
-interface Say {
+/** One `POST /sim/calls/{uuid}/say` of a tone: sent and answered (generator ms), `at_ms`. */
+export interface Say {
   readonly sentAt: number;
   readonly answeredAt: number;
+  /** The call's time (ms since it began) at which the simulator started the tone. */
   readonly atMs: number;
+}
+
+/**
+ * One tone's latency each way, or undefined when it is not found: its onset at the app (the
+ * first after the say was sent) or its echo in what the call heard (`heard`, 8 kHz samples from
+ * the call's start; the first loud sample after 20 ms of quiet, from 40 ms before the echo's
+ * send on). The call's clock is placed on the generator's at the middle of the say's round trip.
+ */
+export function toneSample(
+  say: Say,
+  onsets: readonly Onset[],
+  heard: Int16Array,
+): { readonly toApp: number; readonly toCaller: number } | undefined {
+  const zero = (say.sentAt + say.answeredAt) / 2 - say.atMs;
+  const onset = onsets.find((o) => o.arrivedAt > say.sentAt);
+  if (!onset) return undefined;
+  const h = firstLoud(heard, (onset.echoedAt - zero - 40) * 8);
+  if (h === undefined) return undefined;
+  return {
+    // From the end of the tone's 20 ms frame slot, when the simulator sends the frame.
+    toApp: onset.arrivedAt - (zero + (Math.floor(say.atMs / 20) + 1) * 20),
+    // To the start of the slot heard.wav has it in (the tone starts at_ms % 20 into its frame).
+    toCaller: zero + h / 8 - (say.atMs % 20) - onset.echoedAt,
+  };
 }
 
 /**
@@ -106,15 +153,13 @@ export async function toneLatency(rig: Rig, live: Live, seconds: number) {
     const heard = await heardSamples(rig.simOrigin, call.uuid);
     const onsets = rig.echo.connections.get(call.key)?.onsets ?? [];
     for (const say of says.get(call.key) ?? []) {
-      const zero = (say.sentAt + say.answeredAt) / 2 - say.atMs;
-      const onset = onsets.find((o) => o.arrivedAt > say.sentAt);
-      const h = onset && firstLoud(heard, (onset.echoedAt - zero - 40) * 8);
-      if (!onset || h === undefined) {
+      const sample = toneSample(say, onsets, heard);
+      if (!sample) {
         unmatched++;
         continue;
       }
-      toApp.add(onset.arrivedAt - (zero + (Math.floor(say.atMs / 20) + 1) * 20));
-      toCaller.add(zero + h / 8 - (say.atMs % 20) - onset.echoedAt);
+      toApp.add(sample.toApp);
+      toCaller.add(sample.toCaller);
     }
   });
   return { toApp, toCaller, unmatched };
@@ -140,6 +185,47 @@ function firstLoud(pcm: Int16Array, from: number): number | undefined {
   return undefined;
 }
 
+/** What one measured window gives: latency both ways, late frames, the relay's CPU. */
+export interface StreamWindow {
+  readonly toApp: LatencySamples;
+  readonly toCaller: LatencySamples;
+  readonly unmatched: number;
+  readonly late: number;
+  readonly frames: number;
+  readonly cpuUsPerStreamSec: number;
+}
+
+/**
+ * `seconds` of the `live` streams, measured on a calm host (again while the host took more than
+ * a latency measurement tolerates, rounds.ts): tones each way, late frames, the relay's CPU per
+ * stream-second.
+ */
+export async function streamWindow(
+  rig: Rig,
+  side: StreamSide,
+  live: Live,
+  seconds: number,
+): Promise<HostRecord & { readonly result: StreamWindow }> {
+  return calmly(
+    async () => {
+      const cpu0 = side.relay.cpuMs() ?? Number.NaN;
+      const t0 = performance.now();
+      const late = lateWindow(rig, live, seconds);
+      const tones = await toneLatency(rig, live, seconds);
+      const w = await late;
+      const cpuMs = (side.relay.cpuMs() ?? Number.NaN) - cpu0;
+      const streamSec = (live.calls.length * (performance.now() - t0)) / 1000;
+      return {
+        ...tones,
+        late: w.late,
+        frames: w.frames,
+        cpuUsPerStreamSec: (cpuMs * 1000) / streamSec,
+      };
+    },
+    { sensitivity: 'latency' },
+  );
+}
+
 export interface Step {
   readonly streams: number;
   readonly ok: boolean;
@@ -151,7 +237,8 @@ export interface Step {
 
 /**
  * Streams at real-time pace: 50, 100, 200, … until a step has a late or missing frame, a stream
- * that did not come up (twice in a row), or `budgetSec` is spent.
+ * that did not come up (twice in a row), or `budgetSec` of steps are spent (waits for a calm host
+ * not counted). Each step's window is measured on a calm host, as `streamWindow`'s.
  */
 export async function stepUp(
   rig: Rig,
@@ -159,28 +246,50 @@ export async function stepUp(
   windowSec: number,
   budgetSec: number,
   log: (line: string) => void,
-): Promise<Step[]> {
+): Promise<{ readonly steps: Step[]; readonly hosts: HostRecord[] }> {
   const steps: Step[] = [];
-  const until = performance.now() + budgetSec * 1000;
-  for (let n = 50; performance.now() < until; n *= 2) {
+  const hosts: HostRecord[] = [];
+  let spentMs = 0;
+  const step = async (n: number): Promise<Step> => {
+    const measured = await oneStep(rig, side, n, windowSec);
+    spentMs += measured.spentMs;
+    hosts.push(measured.host);
+    return measured.step;
+  };
+  for (let n = 50; spentMs < budgetSec * 1000; n *= 2) {
     // A failed step is tried once more: one host pause of 40 ms makes every stream late.
-    let step = await oneStep(rig, side, n, windowSec);
-    log(`  ${n} streams: ${step.late} late of ${step.frames} frames, ${step.failed} not up`);
-    if (!step.ok && performance.now() < until) {
-      step = await oneStep(rig, side, n, windowSec);
-      log(`  ${n} streams again: ${step.late} late of ${step.frames}, ${step.failed} not up`);
+    let s = await step(n);
+    log(`  ${n} streams: ${s.late} late of ${s.frames} frames, ${s.failed} not up`);
+    if (!s.ok && spentMs < budgetSec * 1000) {
+      s = await step(n);
+      log(`  ${n} streams again: ${s.late} late of ${s.frames}, ${s.failed} not up`);
     }
-    steps.push(step);
-    if (!step.ok) break;
+    steps.push(s);
+    if (!s.ok) break;
   }
-  return steps;
+  return { steps, hosts };
 }
 
-async function oneStep(rig: Rig, side: StreamSide, n: number, windowSec: number): Promise<Step> {
-  const live = await openStreams(rig, side, n);
-  await sleep(1000);
-  const w = await lateWindow(rig, live, windowSec);
-  await closeStreams(rig, live);
+async function oneStep(rig: Rig, side: StreamSide, n: number, windowSec: number) {
+  let spentMs = 0;
+  const timed = async <T>(work: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      return await work();
+    } finally {
+      spentMs += performance.now() - t0;
+    }
+  };
+  const live = await timed(async () => {
+    const opened = await openStreams(rig, side, n);
+    await sleep(1000);
+    return opened;
+  });
+  const host = await calmly(() => timed(() => lateWindow(rig, live, windowSec)), {
+    sensitivity: 'latency',
+  });
+  await timed(() => closeStreams(rig, live));
+  const w = host.result;
   const ok = live.failed === 0 && w.late === 0 && w.frames >= w.expected * 0.95;
-  return { streams: n, ok, ...w, failed: live.failed };
+  return { step: { streams: n, ok, ...w, failed: live.failed }, host, spentMs };
 }

@@ -1,8 +1,8 @@
-import type { EslClient } from '@voicegw/simulator/client';
-import type { ChildServer } from '../lib/child-server.js';
+import { EslClient } from '@voicegw/simulator/client';
+import { startChildServer, type ChildServer } from '../lib/child-server.js';
 import type { JsonClient } from '../lib/http-json.js';
 import { gatewayCall, gatewayHangup, rawCall } from '../media-node/flows.js';
-import type { Gateway } from '../media-node/stack.js';
+import type { Gateway, MediaStack } from '../media-node/stack.js';
 import type { EchoApp } from './echo-app.js';
 
 /** A call with a bidirectional stream to the echo app. */
@@ -18,6 +18,69 @@ export interface StreamCall {
 export interface StreamSide {
   readonly relay: ChildServer;
   open(): Promise<StreamCall>;
+}
+
+export type SideName = 'gateway' | 'bare';
+
+/** A side's processes, up for one measurement. */
+export interface SideUp extends StreamSide {
+  /** Hangs up every call left and stops the side's processes. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one side's processes on the stack. Only one side runs at a time: a connected media node
+ * takes every parked call, the bare relay's too.
+ */
+export async function startSide(
+  name: SideName,
+  stack: MediaStack,
+  echo: EchoApp,
+  cpuProfileDir: string | undefined,
+): Promise<SideUp> {
+  if (name === 'gateway') {
+    const gw = await stack.startGateway(20, 2000, { BENCH_ALLOW_LOCALHOST_WEBHOOKS: 'true' });
+    return {
+      ...gatewaySide(gw, stack.control, echo),
+      async stop() {
+        await hangUpAll(stack);
+        // Its api client is the stack's to close, with the last gateway's.
+        await gw.events.stop();
+        await gw.node.stop();
+        await gw.api.stop();
+      },
+    };
+  }
+  const relay = await startChildServer({
+    file: 'bare-relay.ts',
+    env: { BENCH_ESL_PORT: String(stack.eslPort), BENCH_ESL_PASSWORD: stack.eslPassword },
+    cpuProfileDir,
+    execArgv: ['--expose-gc'],
+  });
+  const esl = await EslClient.connect(stack.eslPort, {
+    password: stack.eslPassword,
+    events: ['CHANNEL_PARK', 'CHANNEL_ANSWER', 'CHANNEL_HANGUP_COMPLETE'],
+    record: false,
+  });
+  return {
+    ...bareSide(relay, esl, stack.control, echo),
+    async stop() {
+      await esl.api('hupall NORMAL_CLEARING');
+      esl.close();
+      await relay.stop();
+    },
+  };
+}
+
+/** Every call of the simulator hung up, over an event socket of its own. */
+async function hangUpAll(stack: MediaStack): Promise<void> {
+  const esl = await EslClient.connect(stack.eslPort, {
+    password: stack.eslPassword,
+    events: ['CHANNEL_HANGUP_COMPLETE'],
+    record: false,
+  });
+  await esl.api('hupall NORMAL_CLEARING');
+  esl.close();
 }
 
 const noRecord = (): void => undefined;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeToL16, encodeL16 } from '@voicegw/media-node';
+import { encodeL16, Pacer, Playout } from '@voicegw/media-node';
 import { EslClient } from '@voicegw/simulator/client';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import { wsText as text } from '../lib/ws-text.js';
@@ -11,21 +11,19 @@ import { answerMemoryRequests, serveUntilStopped } from './protocol.js';
  * between FreeSWITCH's mod_audio_stream and an application's WebSocket, and nothing else (no
  * Redis, no signatures, no marks, no limits). `POST /streams {uuid, url}` connects to the app,
  * then has FreeSWITCH stream the call to `/fs/<uuid>` over a bare event socket; L16 frames go
- * out as μ-law JSON media frames, and the app's media comes back as `streamAudio`, one 20 ms
- * chunk per stream per tick of one shared clock, as the media node paces it.
+ * out as μ-law JSON media frames, and the app's media comes back as `streamAudio`, played by the
+ * media node's own playout on one pacer for every stream: one 20 ms chunk a tick, and what late
+ * ticks leave queued dropped as the node drops it, so that both sides keep the same latency.
  */
-const TICK_MS = 20;
-/** One tick of 8 kHz L16: what the module takes per tick. */
-const CHUNK_BYTES = 320;
-
 interface Relay {
   readonly app: WebSocket;
   fs: WebSocket | undefined;
   chunk: number;
-  readonly queue: Buffer[];
+  playout: Playout | undefined;
 }
 
 const relays = new Map<string, Relay>();
+const pacer = new Pacer((err) => console.error(err));
 const esl = await EslClient.connect(Number(process.env.BENCH_ESL_PORT), {
   password: process.env.BENCH_ESL_PASSWORD ?? 'ClueCon',
   events: ['CHANNEL_HANGUP_COMPLETE'],
@@ -59,7 +57,7 @@ async function start(uuid: string, url: string): Promise<void> {
     app.once('open', resolve);
     app.once('error', reject);
   });
-  const relay: Relay = { app, fs: undefined, chunk: 0, queue: [] };
+  const relay: Relay = { app, fs: undefined, chunk: 0, playout: undefined };
   relays.set(uuid, relay);
   app.send(JSON.stringify({ event: 'start', start: { session_uuid: uuid } }));
   app.on('message', (data: RawData) => fromApp(relay, data));
@@ -84,6 +82,17 @@ async function start(uuid: string, url: string): Promise<void> {
 
 function attachFs(relay: Relay, fs: WebSocket): void {
   relay.fs = fs;
+  relay.playout = new Playout(pacer, {
+    play: (l16) =>
+      fs.send(
+        JSON.stringify({
+          type: 'streamAudio',
+          data: { audioDataType: 'raw', sampleRate: 8000, audioData: l16.toString('base64') },
+        }),
+      ),
+    marked: () => undefined,
+    dropped: () => undefined,
+  });
   fs.on('message', (data: RawData, isBinary: boolean) => {
     if (!isBinary || !Buffer.isBuffer(data)) return; // the metadata text frame
     relay.chunk++;
@@ -92,47 +101,29 @@ function attachFs(relay: Relay, fs: WebSocket): void {
       media: {
         track: 'inbound',
         chunk: String(relay.chunk),
-        timestamp: String((relay.chunk - 1) * TICK_MS),
+        timestamp: String((relay.chunk - 1) * 20),
         payload: encodeL16(data).toString('base64'),
       },
     };
     if (relay.app.readyState === WebSocket.OPEN) relay.app.send(JSON.stringify(media));
   });
-  fs.on('close', () => relay.app.close(1000));
+  fs.on('close', () => {
+    relay.playout?.close();
+    relay.app.close(1000);
+  });
   fs.on('error', () => undefined);
 }
 
 function fromApp(relay: Relay, data: RawData): void {
   const frame = JSON.parse(text(data)) as { event?: string; media?: { payload?: string } };
   if (frame.event !== 'media' || typeof frame.media?.payload !== 'string') return;
-  const pcm = decodeToL16(Buffer.from(frame.media.payload, 'base64'));
-  for (let at = 0; at < pcm.length; at += CHUNK_BYTES) {
-    relay.queue.push(pcm.subarray(at, at + CHUNK_BYTES));
-  }
+  relay.playout?.push(Buffer.from(frame.media.payload, 'base64'));
 }
-
-// One clock for every stream, on tick boundaries from start-up (as the node's pacer).
-const origin = performance.now();
-let tick = 0;
-function onTick(): void {
-  for (const relay of relays.values()) {
-    const chunk = relay.queue.shift();
-    if (chunk === undefined || relay.fs?.readyState !== WebSocket.OPEN) continue;
-    relay.fs.send(
-      JSON.stringify({
-        type: 'streamAudio',
-        data: { audioDataType: 'raw', sampleRate: 8000, audioData: chunk.toString('base64') },
-      }),
-    );
-  }
-  tick = Math.max(tick + 1, Math.floor((performance.now() - origin) / TICK_MS) + 1);
-  setTimeout(onTick, Math.max(0, origin + tick * TICK_MS - performance.now()));
-}
-onTick();
 
 answerMemoryRequests();
 serveUntilStopped(port, async () => {
   for (const relay of relays.values()) relay.app.terminate();
+  pacer.close();
   esl.close();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));

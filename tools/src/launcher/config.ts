@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '@voicegw/shared';
+import { loadConfig, redisEndpoint, RedisEnv, type RedisEndpoint } from '@voicegw/shared';
 import { Type, type Static } from 'typebox';
 
 const port = (fallback: number, description: string) =>
@@ -16,11 +16,14 @@ export const LauncherEnv = Type.Object({
     default: 8080,
     description: 'Port of the api.',
   }),
+  // Given to every process as they are; without REDIS_URL or REDIS_SENTINELS a Redis is spawned.
+  ...RedisEnv,
   REDIS_URL: Type.Optional(
     Type.String({
       pattern: '^rediss?://',
       description:
-        'Use this Redis; when unset a `redis-server` is spawned on a free port with AOF on.',
+        'Use this Redis; when neither it nor `REDIS_SENTINELS` is set, a `redis-server` is ' +
+        'spawned on a free port with AOF on.',
     }),
   ),
   ADMIN_API_KEY: Type.Optional(
@@ -89,6 +92,15 @@ export const LauncherEnv = Type.Object({
 export type LauncherConfig = Static<typeof LauncherEnv>;
 
 export const loadLauncherConfig = (): LauncherConfig => loadConfig(LauncherEnv, process.env);
+
+/**
+ * The Redis the launcher was given (REDIS_URL, or REDIS_SENTINELS and the rest, checked as the
+ * processes check them), or undefined: it spawns one.
+ */
+export const givenRedis = (config: LauncherConfig): RedisEndpoint | undefined =>
+  (Object.keys(RedisEnv) as (keyof typeof RedisEnv)[]).some((name) => config[name] !== undefined)
+    ? redisEndpoint(config)
+    : undefined;
 
 export const generateAdminKey = (): string => `dev-admin-${randomBytes(12).toString('hex')}`;
 

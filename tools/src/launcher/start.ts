@@ -4,15 +4,32 @@ import { fileURLToPath } from 'node:url';
 import { provisionOrExit } from '../provision.js';
 import { spawnRedis, type SpawnedRedis } from '../redis-server.js';
 import { startChild, type Child } from './children.js';
-import { childEnv, generateAdminKey, loadLauncherConfig } from './config.js';
+import { ConfigError, type RedisEndpoint } from '@voicegw/shared';
+import {
+  childEnv,
+  generateAdminKey,
+  givenRedis,
+  loadLauncherConfig,
+  type LauncherConfig,
+} from './config.js';
 import { launcherPorts, portTakenMessage, takenPorts } from './ports.js';
 
 /**
- * `npm start`: the gateway on one machine. Spawns Redis when REDIS_URL is unset (with AOF, data
- * under DATA_DIR), then the FreeSWITCH simulator (unless FS_ESL_HOST names a real FreeSWITCH), a
- * media node and the api, each a child with prefixed logs; Ctrl-C stops all.
+ * `npm start`: the gateway on one machine. Spawns Redis unless given one (REDIS_URL, or
+ * REDIS_SENTINELS), with AOF and its data under DATA_DIR, then the FreeSWITCH simulator (unless
+ * FS_ESL_HOST names a real FreeSWITCH), a media node and the api, each a child with prefixed
+ * logs; Ctrl-C stops all.
  */
-const config = loadLauncherConfig();
+let config: LauncherConfig;
+let given: RedisEndpoint | undefined;
+try {
+  config = loadLauncherConfig();
+  given = givenRedis(config);
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(`voicegw: ${err.message}`);
+  process.exit(1);
+}
 const adminKey = config.ADMIN_API_KEY ?? generateAdminKey();
 // Without FS_ESL_HOST the media node drives the bundled FreeSWITCH simulator.
 const simulated = config.FS_ESL_HOST === undefined;
@@ -25,15 +42,19 @@ if (taken.length > 0) {
   process.exit(1);
 }
 
-// A fresh machine gets redis-server here (apt on Debian/Ubuntu as root), unless REDIS_URL is set.
-provisionOrExit({ redisUrl: config.REDIS_URL });
+// A fresh machine gets redis-server here (apt on Debian/Ubuntu as root), unless given a Redis.
+provisionOrExit({ externalRedis: given !== undefined });
 let redis: SpawnedRedis | undefined;
-if (!config.REDIS_URL) {
+if (!given) {
   const dir = resolve(config.DATA_DIR, 'redis');
   mkdirSync(dir, { recursive: true });
   redis = await spawnRedis({ appendOnly: true, dir, detached: true, tethered: true });
 }
-const redisUrl = config.REDIS_URL ?? redis?.url ?? '';
+const redisShown = !given
+  ? (redis?.url ?? '')
+  : given.kind === 'url'
+    ? given.url
+    : `primary ${given.name} through Sentinel ${given.sentinels.map((s) => `${s.host}:${s.port}`).join(',')}`;
 
 // Recording: files under DATA_DIR that the api serves, written by the simulator (FreeSWITCH) in
 // file mode, or by the media node's receiver on this machine in stream mode.
@@ -45,7 +66,8 @@ const recording = {
 };
 
 const common = {
-  REDIS_URL: redisUrl,
+  // A given Redis reaches the children through the environment they inherit (childEnv).
+  ...(redis ? { REDIS_URL: redis.url } : {}),
   ...recording,
   LOG_PRETTY: 'true',
   ALLOW_HTTP_WEBHOOKS: 'true',
@@ -104,7 +126,7 @@ console.log(`
 voicegw is starting (development defaults)
   API            http://127.0.0.1:${config.PORT}   (OpenAPI: /docs)
   Admin key      ${adminKey}${config.ADMIN_API_KEY ? '' : '   (generated; set ADMIN_API_KEY to choose one)'}
-  Redis          ${redisUrl}${redis ? `   (spawned, data in ${config.DATA_DIR}/redis)` : ''}
+  Redis          ${redisShown}${redis ? `   (spawned, data in ${config.DATA_DIR}/redis)` : ''}
   FreeSWITCH     ${simulated ? `simulator: ESL 127.0.0.1:${esl.port}, control API http://127.0.0.1:${config.SIM_HTTP_PORT}/sim` : `${esl.host}:${esl.port}`}
   Media node     media-1 (metrics http://127.0.0.1:${config.MEDIA_METRICS_PORT}/metrics)
   Recordings     ${recording.RECORDINGS_DIR}   (${config.RECORDING_MODE === 'file' ? 'file mode' : `stream mode, receiver ${recording.RECORDING_SERVICE_URL}`})

@@ -4,6 +4,7 @@
 // stream_session_init).
 import type { Channel } from '../core/channel.js';
 import type { SimContext } from '../core/context.js';
+import { encodeBytes } from '../esl/raw-text.js';
 import { AudioStream, streamOf, type StreamSettings } from '../media/audio-stream.js';
 import { MIX_TYPES, type MixType } from '../media/stream-frames.js';
 import {
@@ -23,6 +24,29 @@ function atoi(text: string): number {
 
 /** validate_ws_uri: ws:// or wss://, a host of letters, digits, `-` and `.`, digits as port. */
 const WS_URI = /^wss?:\/\/[A-Za-z0-9.-]+(:\d*)?(\/.*)?$/s;
+
+/**
+ * is_valid_utf8 (audio_streamer_glue.cpp): each lead byte followed by its continuation bytes,
+ * without looking at what they encode.
+ */
+function isValidUtf8(text: string): boolean {
+  const bytes = encodeBytes(text);
+  for (let i = 0; i < bytes.length;) {
+    const n = leadLength(bytes[i]!);
+    if (n === 0) return false;
+    for (let k = 1; k < n; k++) if (((bytes[i + k] ?? 0) & 0xc0) !== 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+/** The bytes of a character that begins with `lead`, by its high bits; 0 if none does. */
+function leadLength(lead: number): number {
+  if (lead < 0x80) return 1;
+  if ((lead & 0xe0) === 0xc0) return 2;
+  if ((lead & 0xf0) === 0xe0) return 3;
+  return (lead & 0xf8) === 0xf0 ? 4 : 0;
+}
 
 /** `8k`, `16k`, or atoi of anything else (so `16000`); default 8000. */
 function rateOf(spec: string | undefined): number {
@@ -62,6 +86,8 @@ function headersOf(json: string | undefined): Record<string, string> {
 
 function start(ctx: SimContext, ch: Channel, argv: readonly string[]): string {
   const [, , url = '', mix = '', rateSpec, metadata] = argv;
+  // With metadata the module checks the URL's bytes (not the metadata's, which go as they are).
+  if (metadata !== undefined && !isValidUtf8(url)) return STREAM_REPLY.none;
   if (!MIX_TYPES.has(mix)) return STREAM_REPLY.none;
   const rate = rateOf(rateSpec);
   if (!WS_URI.test(url) || rate % 8000 !== 0 || rate <= 0) return STREAM_REPLY.failed;
@@ -95,6 +121,7 @@ export const uuidAudioStream: ApiHandler = (ctx, arg) => {
       return start(ctx, ch, argv);
     case 'stop':
       // Only the third token is the final text (the rest of the line goes to the sixth).
+      if (argv[2] !== undefined && !isValidUtf8(argv[2])) return STREAM_REPLY.none;
       stream?.stop(argv[2]);
       return stream ? STREAM_REPLY.ok : STREAM_REPLY.failed;
     case 'pause':
@@ -102,7 +129,7 @@ export const uuidAudioStream: ApiHandler = (ctx, arg) => {
       stream?.setPaused(argv[1]!.toLowerCase() === 'pause');
       return stream ? STREAM_REPLY.ok : STREAM_REPLY.failed;
     case 'send_text':
-      if (argv.length < 3) return STREAM_REPLY.none;
+      if (argv.length < 3 || !isValidUtf8(argv[2]!)) return STREAM_REPLY.none;
       stream?.sendText(argv[2]!);
       return stream ? STREAM_REPLY.ok : STREAM_REPLY.failed;
     default:

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
+import { encodeBytes } from '../esl/raw-text.js';
 import { eventOf, FrameReader, type Ev, type Frame } from './frames.js';
 import { KeyedMailbox } from './mailbox.js';
 
@@ -203,7 +204,8 @@ export class EslClient {
         reject(new Error(`event socket: no ${what} within ${TIMEOUT_MS} ms`));
       }, TIMEOUT_MS);
       this.replies.push(pending);
-      if (text !== undefined) this.socket.write(`${text}\n\n`);
+      // Bytes that are not UTF-8 travel in `text` as U+DC80–U+DCFF (raw-text.ts).
+      if (text !== undefined) this.socket.write(encodeBytes(`${text}\n\n`));
     });
   }
 

@@ -1,5 +1,6 @@
 // Replies the event socket writes, and the parser for what clients send. The byte layout of
 // each frame is copied from the traces (header order, trailing blank lines, no body newline).
+import { decodeBytes } from './raw-text.js';
 
 export const AUTH_REQUEST = 'Content-Type: auth/request\n\n';
 
@@ -60,7 +61,8 @@ export class CommandParser {
     } else {
       return undefined;
     }
-    const head = this.buffer.subarray(0, end).toString('utf8');
+    // A command line's bytes that are not UTF-8 go on as they came (raw-text.ts).
+    const head = decodeBytes(this.buffer.subarray(0, end));
     const lines = head.split(/\r?\n/).filter((l, i) => i === 0 || l.length > 0);
     const headers = new Map<string, string>();
     for (const l of lines.slice(1)) {

@@ -11,10 +11,12 @@ import { WebSocket } from 'ws';
 import type { Channel, MediaBug } from '../core/channel.js';
 import type { SimContext } from '../core/context.js';
 import { channelHeaders } from '../core/channel-headers.js';
+import { encodeBytes } from '../esl/raw-text.js';
 import { CALL_RATE, FRAME_MS, FRAME_SAMPLES, nowSample, slotOf } from './clock.js';
 import { captureFrame, channelsOf, type MixType } from './stream-frames.js';
 import { parseStreamMessage } from './stream-message.js';
 import { StreamWriter } from './stream-writer.js';
+import { libwscUpgrade } from './wsc-upgrade.js';
 import {
   BUG_HEADERS,
   CONNECT_TIMEOUT_MS,
@@ -22,9 +24,11 @@ import {
   FAILURE,
   NORMAL_CLOSE,
   SEND_QUEUE_LIMIT,
+  closeCodeOf,
   connectedBody,
   disconnectedBody,
   errorBody,
+  frameFault,
   socketFailure,
   subclassOf,
   type StreamEvent,
@@ -57,6 +61,8 @@ export interface StreamStatus {
   readonly size_ms: number;
   readonly buffered_ms: number;
   readonly waiting_ms: number;
+  /** Messages that waited for room (each a sleep of the module's socket thread). */
+  readonly waits: number;
 }
 
 type Phase =
@@ -122,9 +128,15 @@ export class AudioStream implements MediaBug {
     // libwsc resolves IPv4 only (bufferevent_socket_connect_hostname with AF_INET).
     // libwsc sends an Origin of the target's host and port.
     const origin = `http://${new URL(url).host}`;
-    const ws = new WebSocket(url, { perMessageDeflate: deflate, origin, headers, family: 4 });
+    const upgrade = libwscUpgrade(deflate);
+    const { finishRequest } = upgrade;
+    const options = { perMessageDeflate: deflate, origin, headers, family: 4, finishRequest };
+    const ws = new WebSocket(url, options);
     const timeout = setTimeout(() => this.fail(FAILURE.timeout), CONNECT_TIMEOUT_MS);
     this.phase = { name: 'connecting', ws, timeout };
+    ws.on('upgrade', (res) => {
+      if (!upgrade.takes(res)) this.fail(FAILURE.upgrade);
+    });
     ws.on('open', () => this.onOpen(ws));
     ws.on('unexpected-response', (req, res) => {
       this.fail(FAILURE.upgrade);
@@ -132,7 +144,11 @@ export class AudioStream implements MediaBug {
       req.destroy();
     });
     ws.on('error', (err: NodeJS.ErrnoException) => {
-      this.fail(this.phase.name === 'connecting' ? socketFailure(err.code) : FAILURE.protocol);
+      if (this.phase.name === 'connecting') return this.fail(socketFailure(err.code));
+      // Once open, ws reports only frames its receiver rejects.
+      const fault = frameFault(err);
+      if (fault.kind === 'failed') this.fail(fault.failure);
+      else this.onClose(fault.code, fault.reason);
     });
     ws.on('message', (data, isBinary) => {
       // The module binds no binary callback: only text frames mean something.
@@ -148,7 +164,7 @@ export class AudioStream implements MediaBug {
 
   /** send_text: a text frame if connected; either way the command succeeds. */
   sendText(text: string): void {
-    if (this.phase.name === 'connected') this.phase.ws.send(text);
+    if (this.phase.name === 'connected') this.send(this.phase.ws, text);
   }
 
   /** API stop, with its optional last text frame; MEDIA_BUG_STOP follows the reply. */
@@ -166,10 +182,11 @@ export class AudioStream implements MediaBug {
     if (this.phase.name !== 'connecting') return;
     clearTimeout(this.phase.timeout);
     const { heartBeatSec, metadata } = this.settings;
-    const ping = heartBeatSec > 0 ? setInterval(() => ws.ping(), heartBeatSec * 1000) : undefined;
+    const ping =
+      heartBeatSec > 0 ? setInterval(() => ws.ping('ping'), heartBeatSec * 1000) : undefined;
     this.phase = { name: 'connected', ws, ping };
     this.nextReadSlot = slotOf(nowSample()) + FRAME_SAMPLES;
-    if (metadata) ws.send(metadata);
+    if (metadata) this.send(ws, metadata);
     this.notify('connect', connectedBody());
   }
 
@@ -201,7 +218,12 @@ export class AudioStream implements MediaBug {
     // What is buffered still plays: the write thread runs until stop or hangup.
     this.endPhase();
     this.phase = { name: 'disconnected' };
-    this.notify('disconnect', disconnectedBody(code, reason));
+    this.notify('disconnect', disconnectedBody(closeCodeOf(code), reason));
+  }
+
+  /** A text frame of the command's bytes as they came, UTF-8 or not (see the API's checks). */
+  private send(ws: WebSocket, text: string): void {
+    ws.send(encodeBytes(text), { binary: false });
   }
 
   /** libwsc reported an error: `::error`, then the module closes the stream itself. */

@@ -76,8 +76,6 @@ export const FAILURE = {
     code: WSC_ERROR.IO,
     error: 'Connection closed without WebSocket CLOSE (abnormal EOF)',
   },
-  /** A frame libwsc's receiver rejects (libwsc adds the close code and why). */
-  protocol: { code: WSC_ERROR.PROTOCOL, error: 'WebSocket protocol error' },
 } as const satisfies Record<string, StreamFailure>;
 
 /** Linux errno texts libevent prints as "<strerror> (system error <n>)". */
@@ -97,6 +95,53 @@ export function socketFailure(code: string | undefined): StreamFailure {
     error: known ? `${known[1]} (system error ${known[0]})` : 'Connection error',
   };
 }
+
+/** What libwsc makes of a frame from the server that its receiver rejects. */
+export type FrameFault =
+  /** A CLOSE it cannot read is a CLOSE 1002: `::disconnect`, and the bug stays. */
+  | { readonly kind: 'closed'; readonly code: number; readonly reason: string }
+  /** onRxProtocolError: `::error`, and the module closes the stream. */
+  | { readonly kind: 'failed'; readonly failure: StreamFailure };
+
+/** ws's receiver names a bad frame by its `code` and message; libwsc's, by these. */
+export function frameFault(err: { readonly code?: string; readonly message: string }): FrameFault {
+  const what = err.message.replace(/^Invalid WebSocket frame: /, '');
+  if (err.code === 'WS_ERR_INVALID_CLOSE_CODE' || what === 'invalid payload length 1')
+    return { kind: 'closed', code: 1002, reason: '' };
+  const [close, why] = rejection(err.code, what);
+  const error =
+    close === 1007
+      ? `WebSocket invalid UTF-8 (1007): ${why}`
+      : `WebSocket protocol error (${close}): ${why}`;
+  return { kind: 'failed', failure: { code: WSC_ERROR.PROTOCOL, error } };
+}
+
+/** libwsc's close code and reason for a frame it rejects (WebSocketReceiver::onData). */
+function rejection(code: string | undefined, what: string): readonly [number, string] {
+  switch (code) {
+    case 'WS_ERR_UNEXPECTED_RSV_1':
+    case 'WS_ERR_UNEXPECTED_RSV_2_3':
+      return [1002, 'Unexpected RSV bits'];
+    case 'WS_ERR_EXPECTED_FIN':
+      return [1002, 'Control frame fragmented'];
+    case 'WS_ERR_UNEXPECTED_MASK':
+      return [1002, 'Masked frame from server'];
+    case 'WS_ERR_INVALID_CONTROL_PAYLOAD_LENGTH':
+      return [1002, 'Control frame payload too large'];
+    case 'WS_ERR_INVALID_UTF8':
+      return [1007, 'Invalid UTF-8 in text message'];
+    case 'WS_ERR_INVALID_OPCODE':
+      if (what === 'invalid opcode 0') return [1002, 'continuation frame without initial frame'];
+      if (what === 'invalid opcode 1' || what === 'invalid opcode 2')
+        return [1002, 'Received new data frame when expecting continuation frame'];
+      return [1002, 'Unsupported opcode'];
+    default:
+      return [1002, what];
+  }
+}
+
+/** The code of a CLOSE from the server as libwsc reads it: without one, 1000. */
+export const closeCodeOf = (code: number): number => (code === 1005 ? 1000 : code);
 
 /** The CLOSE frame libwsc sends on stop and hangup. */
 export const NORMAL_CLOSE = { code: 1000, reason: 'Normal closure' } as const;

@@ -17,6 +17,8 @@ export class StreamWriter {
   private readonly waiting: Piece[] = [];
   private buffered = 0;
   private waitingSamples = 0;
+  /** Messages that found the buffer too full and waited (its socket thread slept meanwhile). */
+  private waits = 0;
   private nextSlot: number;
 
   constructor(
@@ -38,20 +40,26 @@ export class StreamWriter {
     readonly buffered_ms: number;
     readonly waiting_ms: number;
     readonly size_ms: number;
+    readonly waits: number;
   } {
     return {
       buffered_ms: samplesToMs(this.buffered),
       waiting_ms: samplesToMs(this.waitingSamples),
       size_ms: samplesToMs(this.capacity),
+      waits: this.waits,
     };
   }
 
   /** A decoded message arrives at clock sample `now`. */
   offer(samples: Int16Array, now: number): void {
     if (samples.length === 0) return;
+    // The write thread took its frames at the slots that have passed, though the simulator's
+    // timer runs its ticks later: the room they left is there for this message.
+    this.tick(now);
     this.waiting.push({ samples, since: now });
     this.waitingSamples += samples.length;
     this.fill(now);
+    if (this.waitingSamples > 0) this.waits++;
   }
 
   /** The write thread's ticks up to clock sample `now`, each at its own slot. */

@@ -10,6 +10,7 @@ import { createRoom } from './createRoom.js';
 import { deadLetterLane } from './deadLetterLane.js';
 import { deleteRoom } from './deleteRoom.js';
 import { endSession } from './endSession.js';
+import { extendLeases } from './extendLeases.js';
 import { failDeadCommands } from './failDeadCommands.js';
 import { parkEvents } from './parkEvents.js';
 import { placeDial } from './placeDial.js';
@@ -46,6 +47,7 @@ export const SCRIPT_BUILDERS = {
   deadLetterLane,
   deleteRoom,
   endSession,
+  extendLeases,
   failDeadCommands,
   parkEvents,
   placeDial,

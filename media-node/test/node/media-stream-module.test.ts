@@ -1,0 +1,103 @@
+// Media streams as FreeSWITCH 1.10.12's mod_audio_stream behaves beyond what the simulator
+// shows. The module buffers one 20 ms chunk and its socket thread waits while the buffer is
+// full; a stop that lands then never returns (the module as published), and the event socket
+// that sent it answers nothing more: the node stops it only once it has played what it was sent
+// (watched on the node's own sockets). And the module's socket closes as the call hangs up,
+// often before CHANNEL_HANGUP comes on the event socket: that is still a hangup.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { encodeSample } from '../../src/media-stream/g711.js';
+import { answeredCall } from './calls.js';
+import { startStream, StreamApp } from './stream-app.js';
+import { useStack, useTenant } from './use-stack.js';
+
+const did = '0736671000';
+let app: StreamApp;
+beforeAll(async () => {
+  app = await StreamApp.start();
+});
+afterAll(() => app.close());
+
+/** `ms` of a 1 kHz tone as μ-law, base64, in 20 ms pieces. */
+function tone(ms: number): string[] {
+  const pieces: string[] = [];
+  for (let at = 0; at < ms * 8; at += 160) {
+    const piece = Buffer.from(
+      Array.from({ length: 160 }, (_, i) =>
+        encodeSample(Math.round(8000 * Math.sin((2 * Math.PI * 1000 * (at + i)) / 8000))),
+      ),
+    );
+    pieces.push(piece.toString('base64'));
+  }
+  return pieces;
+}
+
+describe('media streams on the module', () => {
+  const stack = useStack({ viaProxy: true, nodeEnv: { ALLOW_LOCALHOST_WEBHOOKS: 'true' } });
+  const tenant = useTenant(stack, { dids: [did] });
+
+  it("stream/stop of a bidirectional stream asks the module to stop only once it has played the audio it was sent (at least two chunks' time after the last)", async () => {
+    const { session, uuid } = await answeredCall(stack, tenant, did);
+    const { streamId, uid } = await startStream(stack, tenant, session, {
+      url: app.url('/stop-drain'),
+      bidirectional: true,
+    });
+    const conn = await app.connection(streamId);
+    await conn.next('start');
+
+    // When each chunk left for the module, and when the module was told to stop.
+    const chunks: number[] = [];
+    const send = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'send')
+      ?.value as WebSocket['send'];
+    vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (this: WebSocket, ...args) {
+      if (typeof args[0] === 'string' && args[0].startsWith('{"type":"streamAudio"'))
+        chunks.push(performance.now());
+      send.apply(this, args);
+    });
+    const { esl } = stack.node;
+    const api = esl.api.bind(esl);
+    let stoppedAt: number | undefined;
+    vi.spyOn(esl, 'api').mockImplementation((command, timeoutMs) => {
+      if (command === `uuid_audio_stream ${uuid} stop`) stoppedAt = performance.now();
+      return api(command, timeoutMs);
+    });
+    try {
+      // 3 s queued: the playout is still sending when the stop comes.
+      for (const payload of tone(3000)) conn.send({ event: 'media', media: { payload } });
+      await new Promise((r) => setTimeout(r, 800));
+      const stop = await stack.commandAfterCooldown(tenant, session, 'stream/stop');
+      expect(stop.status).toBe(202);
+      await stack.events.ofCommand(session, 'stream.stopped', uid);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(chunks.length).toBeGreaterThan(10);
+    expect(stoppedAt).toBeDefined();
+    expect(stoppedAt! - chunks.at(-1)!).toBeGreaterThanOrEqual(40);
+  });
+
+  it("the module's socket closing before CHANNEL_HANGUP arrives ends the stream as a hangup, not an error", async () => {
+    const { session, uuid } = await answeredCall(stack, tenant, did);
+    const { streamId, uid } = await startStream(stack, tenant, session, {
+      url: app.url('/close-first'),
+      bidirectional: true,
+    });
+    const conn = await app.connection(streamId);
+    await conn.next('media');
+    // The far end hangs up; its events are held back while the module's socket closes.
+    const proxy = stack.proxy!;
+    proxy.hold();
+    try {
+      await stack.control.hangup(uuid);
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      proxy.release();
+    }
+    expect(await stack.events.ofCommand(session, 'stream.stopped', uid)).toMatchObject({
+      reason: 'hangup',
+    });
+    expect(await conn.closed()).toBe(1000);
+    expect(conn.of('stop')[0]).toMatchObject({ stop: { reason: 'hangup' } });
+    await stack.events.of(session, 'call.hangup');
+  });
+});

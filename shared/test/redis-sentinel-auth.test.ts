@@ -1,0 +1,72 @@
+// createRedis through Sentinel with passwords on both sides, as REDIS_PASSWORD and
+// REDIS_SENTINEL_PASSWORD give them: a primary with requirepass, a sentinel with its own.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  redisSentinelAvailable,
+  redisSentinelMissingMessage,
+  spawnRedis,
+  spawnSentinel,
+  type SpawnedRedis,
+  type SpawnedSentinel,
+} from '@voicegw/tools';
+import { createRedis, type RedisEndpoint } from '../src/index.js';
+
+const NAME = 'auth-test';
+const REDIS_PASSWORD = 'redis-secret';
+const SENTINEL_PASSWORD = 'sentinel-secret';
+let primary: SpawnedRedis;
+let sentinel: SpawnedSentinel;
+
+beforeAll(async () => {
+  if (!redisSentinelAvailable()) throw new Error(redisSentinelMissingMessage());
+  primary = await spawnRedis({ appendOnly: false, password: REDIS_PASSWORD });
+  sentinel = await spawnSentinel({
+    primary: { name: NAME, port: primary.port, password: REDIS_PASSWORD },
+    password: SENTINEL_PASSWORD,
+    quorum: 1,
+    downAfterMs: 5000,
+    failoverTimeoutMs: 10_000,
+  });
+});
+afterAll(async () => {
+  await sentinel?.stop();
+  await primary?.stop();
+});
+
+const endpoint = (passwords: { redis?: string; sentinel?: string }): RedisEndpoint => ({
+  kind: 'sentinel',
+  sentinels: [{ host: '127.0.0.1', port: sentinel.port }],
+  name: NAME,
+  password: passwords.redis,
+  sentinelPassword: passwords.sentinel,
+});
+
+/** What a connection answers to ROLE within 2 s, or why it could not. */
+async function role(target: RedisEndpoint): Promise<string> {
+  const redis = createRedis(target, { name: 'sentinel-auth-test', commandTimeoutMs: 2000 });
+  const errors: string[] = [];
+  redis.on('error', (err: Error) => errors.push(err.message));
+  try {
+    const [kind] = (await redis.role()) as [string, ...unknown[]];
+    return kind;
+  } catch (err) {
+    return `failed: ${[...errors, (err as Error).message].join(' | ')}`;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+describe('Redis through Sentinel, with passwords', () => {
+  it('asks the sentinel with its password and reaches the primary with the Redis password', async () => {
+    expect(await role(endpoint({ redis: REDIS_PASSWORD, sentinel: SENTINEL_PASSWORD }))).toBe(
+      'master',
+    );
+  });
+
+  it('without the sentinel password, or with the wrong Redis password, gets no connection', async () => {
+    expect(await role(endpoint({ redis: REDIS_PASSWORD }))).toMatch(/^failed: .*NOAUTH/);
+    expect(await role(endpoint({ redis: 'wrong', sentinel: SENTINEL_PASSWORD }))).toMatch(
+      /^failed: .*WRONGPASS/,
+    );
+  });
+});
