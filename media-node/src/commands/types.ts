@@ -17,6 +17,11 @@ export interface CommandContext<C extends SessionCommandName = SessionCommandNam
    * each other's round trip.
    */
   result(success: boolean, error?: string, before?: readonly EventPayload[]): Promise<void>;
+  /**
+   * Set once result() has gone through: its script acknowledged the command's stream entry (or
+   * found it acknowledged by a sweeper), so the consumer need not.
+   */
+  readonly answered: boolean;
 }
 
 /** What a deferred command's start returns: its confirmation (or timeout), still to come. */
@@ -62,9 +67,13 @@ export function commandContext<C extends SessionCommandName>(
   entryId: string,
 ): CommandContext<C> {
   let reported = false;
+  let answered = false;
   return {
     session,
     message,
+    get answered() {
+      return answered;
+    },
     async result(success, error, before = []) {
       if (reported) return;
       reported = true;
@@ -83,6 +92,7 @@ export function commandContext<C extends SessionCommandName>(
         ...(error ? { error } : {}),
       } as const;
       await publishResult(session.node, entryId, session.appId, result, session.metadata, before);
+      answered = true;
       hopTrace.mark(message.operation_id, 'node.published');
     },
   };
