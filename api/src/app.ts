@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@voicegw/shared';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { ApiConfig } from './config.js';
 import auth from './plugins/auth.js';
 import errors, { clientErrorHandler, frameworkErrors } from './plugins/errors.js';
@@ -45,6 +45,12 @@ export async function buildApp(options: BuildAppOptions): Promise<App> {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
         { loggerInstance: options.logger as FastifyBaseLogger }
       : { logger: false }),
+    // A line per request and per answer only at debug: at info they were most of what the api
+    // wrote, and each line a write; failures are logged by the errors plugin, and every request
+    // is counted by route and status in /metrics.
+    logController: new LogController({
+      disableRequestLogging: !(options.logger?.isLevelEnabled('debug') ?? false),
+    }),
     trustProxy: config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,

@@ -37,5 +37,8 @@ export function createLogger(settings: LoggerSettings): Logger {
       transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname' } },
     });
   }
-  return settings.destination ? pino(options, settings.destination) : pino(options);
+  // Written in the turn that logs. pino's default destination writes through libuv's thread
+  // pool, whose completion wakes the event loop once more: at an ordinary call rate that was a
+  // wake-up of the process for each line (or burst of lines) logged.
+  return pino(options, settings.destination ?? pino.destination({ dest: 1, sync: true }));
 }

@@ -64,20 +64,24 @@ export const SESSION_COMMANDS: Registry = {
  * Executes one message of the command stream; resolves when it is done (deferred commands:
  * confirmed or timed out), which is when the consumer acknowledges it.
  */
+/** True when the command's result script acknowledged its stream entry (session commands). */
 export async function executeCommand(
   node: NodeWithSessions,
   message: CommandMessage,
   entryId: string,
-): Promise<void> {
+): Promise<boolean> {
   switch (message.kind) {
     case 'dial':
-      return dial(node, message);
+      await dial(node, message);
+      return false;
     case 'session':
       return sessionCommand(node, message, entryId);
     case 'room':
-      return node.rooms.execute(message);
+      await node.rooms.execute(message);
+      return false;
     case 'member':
-      return executeMemberCommand(node, message);
+      await executeMemberCommand(node, message);
+      return false;
   }
 }
 
@@ -85,7 +89,7 @@ async function sessionCommand(
   node: NodeWithSessions,
   message: SessionCommandMessage,
   entryId: string,
-): Promise<void> {
+): Promise<boolean> {
   hopTrace.mark(message.operation_id, 'node.read');
   const session = node.sessions.get(message.session_id);
   if (!session) {
@@ -94,14 +98,14 @@ async function sessionCommand(
     const failed = unstartedStream(message, 'Session not found');
     if (failed) await publishStreamEnd(node, message.app_id, failed);
     await publishResult(node, entryId, message.app_id, failedResult(message, 'Session not found'));
-    return;
+    return true;
   }
   // Every command this node knows has a handler; an api newer than the node may send others.
   const handler: SessionCommand | undefined = SESSION_COMMANDS[message.command];
   const ctx = commandContext(node, session, message, entryId);
   if (!handler) {
     await session.serial(() => ctx.result(false, 'Command not supported by this media node'));
-    return;
+    return ctx.answered;
   }
   session.log.debug({ command: message.command, command_uid: message.command_uid }, 'command');
   const pending = await session.serial(() => {
@@ -110,4 +114,5 @@ async function sessionCommand(
   });
   hopTrace.mark(message.operation_id, 'node.accepted');
   if (pending) await pending.confirmed;
+  return ctx.answered;
 }

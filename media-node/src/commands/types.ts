@@ -28,6 +28,11 @@ export interface CommandContext<C extends SessionCommandName = SessionCommandNam
     before?: readonly EventPayload[],
     detail?: ResultDetail,
   ): Promise<void>;
+  /**
+   * Set once result() has gone through: its script acknowledged the command's stream entry (or
+   * found it acknowledged by a sweeper), so the consumer need not.
+   */
+  readonly answered: boolean;
 }
 
 /** What a deferred command's start returns: its confirmation (or timeout), still to come. */
@@ -74,10 +79,14 @@ export function commandContext<C extends SessionCommandName>(
   entryId: string,
 ): CommandContext<C> {
   let reported = false;
+  let answered = false;
   return {
     session,
     node,
     message,
+    get answered() {
+      return answered;
+    },
     async result(success, error, before = [], detail = {}) {
       if (reported) return;
       reported = true;
@@ -97,6 +106,7 @@ export function commandContext<C extends SessionCommandName>(
         ...detail,
       } as const;
       await publishResult(session.node, entryId, session.appId, result, session.metadata, before);
+      answered = true;
       hopTrace.mark(message.operation_id, 'node.published');
     },
   };

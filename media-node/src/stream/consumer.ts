@@ -28,8 +28,11 @@ export interface ConsumerOptions {
   /** A command read this long after its `issued_at` is expired, not executed (isExpired). */
   readonly deadlineMs: number;
   readonly log: Logger;
-  /** `entryId`: the command's stream entry (its result is published only while it is pending). */
-  readonly execute: (message: CommandMessage, entryId: string) => Promise<void>;
+  /**
+   * `entryId`: the command's stream entry (its result is published only while it is pending).
+   * Resolves true when the command's result script acknowledged the entry already.
+   */
+  readonly execute: (message: CommandMessage, entryId: string) => Promise<boolean | void>;
   /** Answers a command past its deadline as its failure is reported, without running it. */
   readonly expire: (message: DeadlineCommand, entryId: string) => Promise<void>;
   /** How hard an XACK tries (the node's waits through a Redis outage); once by default. */
@@ -217,7 +220,11 @@ export class CommandConsumer {
       : this.o.execute(message, id);
     const done = run
       .then(
-        () => this.ack(id),
+        // A session command's result script acknowledged it: a second XACK would be a round
+        // trip for nothing.
+        async (acknowledged) => {
+          if (acknowledged !== true) await this.ack(id);
+        },
         (err: unknown) => {
           // A result that never reached Redis: the entry stays pending, so it is not lost.
           if (isRedisUnavailable(err)) {

@@ -59,13 +59,17 @@ export class OrphanSweeper {
   async sweep(): Promise<void> {
     const { redis, keys, log } = this.ctx;
     try {
-      const lastSeen = await this.lastSeen();
-      const dead = this.absence.observe(await this.beating(lastSeen));
       const due = Date.now() - this.options.orphanTimeoutMs;
+      // Read together: a round that finds nothing to do costs two round trips, one without
+      // other nodes.
+      const [lastSeen, vanished] = await Promise.all([
+        this.lastSeen(),
+        redis.zrangebyscore(keys.vanishedSessions(), '-inf', due),
+      ]);
+      const dead = this.absence.observe(await this.beating(lastSeen));
       // Only a process with work takes the lock: one holding it for a round with nothing to do (a
       // dispatcher that started later and is still observing, or sweeps every 5 s against a
       // node's 100 ms) would keep it, round after round, from the one that found the node dead.
-      const vanished = await redis.zrangebyscore(keys.vanishedSessions(), '-inf', due);
       if (dead.length === 0 && vanished.length === 0) return;
       const lock = await redis.set(
         keys.sweeperLock(),
@@ -96,20 +100,14 @@ export class OrphanSweeper {
     return nodes;
   }
 
-  /** Which of the nodes have a heartbeat now. */
+  /** Which of the nodes have a heartbeat now (one EXISTS each, sent together). */
   private async beating(nodes: ReadonlyMap<string, number>): Promise<Map<string, boolean>> {
     const { redis, keys } = this.ctx;
     const prefixes = [...nodes.keys()];
-    const pipeline = redis.pipeline();
-    for (const prefix of prefixes) pipeline.exists(keys.nodeHeartbeat(prefix));
-    const replies = prefixes.length > 0 ? ((await pipeline.exec()) ?? []) : [];
-    const beating = new Map<string, boolean>();
-    prefixes.forEach((prefix, i) => {
-      const [error, exists] = replies[i] ?? [new Error('no reply'), 0];
-      if (error) throw error;
-      beating.set(prefix, exists === 1);
-    });
-    return beating;
+    const exists = await Promise.all(
+      prefixes.map((prefix) => redis.exists(keys.nodeHeartbeat(prefix))),
+    );
+    return new Map(prefixes.map((prefix, i) => [prefix, exists[i] === 1]));
   }
 
   private async sweepDeadNode(prefix: string, lastSeen: number, due: number): Promise<void> {

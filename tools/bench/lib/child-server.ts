@@ -36,6 +36,8 @@ export interface ChildServerOptions {
   readonly cpuProfileDir?: string | undefined;
   /** More node flags, e.g. `--expose-gc` for memory figures. */
   readonly execArgv?: readonly string[];
+  /** Discard the child's stdout (its production log lines), which would interleave the report. */
+  readonly discardStdout?: boolean;
 }
 
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -51,7 +53,7 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
   const child = fork(script, [], {
     execArgv,
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', options.discardStdout ? 'ignore' : 'inherit', 'inherit', 'ipc'],
   });
   const listening = await listeningPort(child, options.file);
   return {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
@@ -48,5 +48,41 @@ export function runQueueWait(pid: number): RunQueueWait | undefined {
     return { waitMs: Number(fields[1]) / 1e6, runs: Number(fields[2]) };
   } catch {
     return undefined;
+  }
+}
+
+/** What a process has done so far: CPU time of all its threads, and its event loop's wake-ups. */
+export interface Activity {
+  /** User + system time of every live thread (ms, to the nanosecond: schedstat, not ticks). */
+  readonly cpuMs: number;
+  /** Times the main thread gave up the CPU to wait (a wake-up each time it is woken again). */
+  readonly wakeups: number;
+}
+
+/**
+ * A process's activity so far, from /proc (Linux; undefined elsewhere, or once it is gone).
+ * `processCpuMs` counts in clock ticks (10 ms), too coarse for an idle process at a millisecond
+ * a second; schedstat's run time is exact, summed over the threads (GC helpers, Redis's
+ * background threads). A thread that exited takes its time with it; the processes measured keep
+ * theirs. The main thread's voluntary context switches count its wake-ups: an event loop blocks
+ * once per turn, so each is a timer, a socket or a signal that woke it.
+ */
+export function processActivity(pid: number): Activity | undefined {
+  try {
+    let runNs = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) runNs += threadRunNs(pid, task);
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const wakeups = Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? Number.NaN);
+    return { cpuMs: runNs / 1e6, wakeups };
+  } catch {
+    return undefined;
+  }
+}
+
+function threadRunNs(pid: number, task: string): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return 0; // the thread ended between the listing and the read
   }
 }

@@ -5,17 +5,39 @@ import type { Redis } from 'ioredis';
 /** A published event: the contract payload plus the envelope. */
 export type GatewayEvent = Readonly<Record<string, unknown>> & { readonly event: string };
 
+/** Where the load generator waits for the gateway's events, by the keys of `eventKeys`. */
+export interface GatewayEvents {
+  /** The event with this key, already read or within `timeoutMs`. */
+  once(key: string, timeoutMs?: number): Promise<GatewayEvent>;
+  /** Events read so far. */
+  readonly read: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The keys an event is awaited by: `<event>:<session_uuid>` for every event,
+ * `<event>:op:<operation_id>` as well when it has one, `<event>:room:<room_id>` for room events.
+ */
+export function eventKeys(event: GatewayEvent): string[] {
+  const session = typeof event.session_uuid === 'string' ? event.session_uuid : '';
+  const keys = [`${event.event}:${session}`];
+  if (typeof event.operation_id === 'string') keys.push(`${event.event}:op:${event.operation_id}`);
+  if (typeof event.room_id === 'string' && !session) {
+    keys.push(`${event.event}:room:${event.room_id}`);
+  }
+  return keys;
+}
+
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /**
  * Reads the gateway's event stream (where the media node and the api publish, and the webhook
  * dispatcher reads) on a connection of its own, and hands events to whoever waits for them by
- * key: `<event>:<session_uuid>` for every event, `<event>:op:<operation_id>` as well when it has
- * one, `<event>:room:<room_id>` for room events. This is the ingest stream every process
+ * their keys (`eventKeys`). This is the ingest stream every process
  * appends to (the dispatcher's router moves it onto the bus); no dispatcher runs in the
  * benchmark, so the watcher is its only reader and trims what it has read.
  */
-export class EventWatcher {
+export class EventWatcher implements GatewayEvents {
   private readonly mailbox = new KeyedMailbox<GatewayEvent>();
   private lastId: string;
   private stopped = false;
@@ -74,15 +96,9 @@ export class EventWatcher {
 
   private deliver(event: GatewayEvent): void {
     this.read++;
-    const session = typeof event.session_uuid === 'string' ? event.session_uuid : '';
-    const keys = [`${event.event}:${session}`];
-    if (typeof event.operation_id === 'string') {
-      keys.push(`${event.event}:op:${event.operation_id}`);
-      if (event.event === 'command.result') hopTrace.mark(event.operation_id, 'bench.read');
+    if (event.event === 'command.result' && typeof event.operation_id === 'string') {
+      hopTrace.mark(event.operation_id, 'bench.read');
     }
-    if (typeof event.room_id === 'string' && !session) {
-      keys.push(`${event.event}:room:${event.room_id}`);
-    }
-    this.mailbox.deliver(keys, event);
+    this.mailbox.deliver(eventKeys(event), event);
   }
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { busVariants, type BusVariant } from './bus-variants.js';
 
 /** Options of `npm run bench`, compiled once from flags and environment, fully defaulted. */
 export interface BenchOptions {
@@ -26,6 +27,11 @@ export interface BenchOptions {
   readonly rounds: number;
   /** Concurrent bidirectional streams of the media-streams scenario's latency figures. */
   readonly streams: number;
+  /**
+   * Event buses whose publish → webhook latency the webhooks scenario compares, the Redis bus
+   * first; empty (no `--bus`): not measured.
+   */
+  readonly buses: readonly BusVariant[];
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -35,8 +41,12 @@ export const USAGE = `npm run bench [-- options]
   --scenario <name>   run only this scenario, may repeat (BENCH_SCENARIO, comma-separated)
   --cpu-prof <dir>    V8 CPU profiles of the servers under test, one folder each (BENCH_CPU_PROF)
   --sessions <n>      live sessions the media-node scenario ramps up to (BENCH_SESSIONS, default 1000)
-  --rounds <n>        alternating rounds of api-command and webhooks (BENCH_ROUNDS, default 3)
+  --rounds <n>        alternating rounds of api-command, webhooks and media-streams (BENCH_ROUNDS,
+                      default 3)
   --streams <n>       concurrent streams of media-streams' latency figures (BENCH_STREAMS, default 100)
+  --bus <bus>         webhooks: publish → webhook latency on this bus against the Redis bus, may
+                      repeat: redis | kafka[:NAME=value,...] (BENCH_BUS, space-separated; kafka
+                      needs KAFKA_BROKERS)
   --help`;
 
 class OptionsError extends Error {
@@ -68,6 +78,7 @@ export function parseOptions(
       sessions: { type: 'string' },
       rounds: { type: 'string' },
       streams: { type: 'string' },
+      bus: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -87,5 +98,6 @@ export function parseOptions(
     sessions: positive('sessions', values.sessions ?? env.BENCH_SESSIONS, 1000, true),
     rounds: positive('rounds', values.rounds ?? env.BENCH_ROUNDS, 3, true),
     streams: positive('streams', values.streams ?? env.BENCH_STREAMS, 100, true),
+    buses: busVariants(values.bus ?? (env.BENCH_BUS ?? '').split(/\s+/).filter((s) => s), env),
   };
 }

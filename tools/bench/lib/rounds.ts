@@ -185,6 +185,48 @@ export async function alternate<A extends string, B extends string, T>(
   return { runs, sensitivity, taken, repeated, disturbed };
 }
 
+/** Round `round`'s order of several targets: each round starts one target later (ABC, BCA, CAB). */
+export const rotatedOrder = <T>(round: number, targets: readonly T[]): T[] => {
+  const shift = round % Math.max(1, targets.length);
+  return [...targets.slice(shift), ...targets.slice(0, shift)];
+};
+
+/**
+ * `alternate` for any number of targets: the order rotates from round to round (two targets:
+ * ABBA), so that each target is measured in every position as often; a round is measured
+ * `calmly`, judged by the worst of its runs. `runs[i]` are target i's runs in round order.
+ */
+export async function rotate<K, T>(
+  rounds: number,
+  targets: readonly K[],
+  measure: (target: K, round: number) => Promise<T>,
+  { sensitivity, host = THIS_HOST }: Omit<CalmlyOptions<never>, 'judge'>,
+): Promise<HostRecord & { readonly runs: T[][] }> {
+  const runs = targets.map((): T[] => []);
+  const taken: Interference[] = [];
+  let repeated = 0;
+  let disturbed = 0;
+  for (let round = 0; round < rounds; round++) {
+    const measured = await calmly(
+      async () => {
+        const results: { index: number; result: T; taken: Interference }[] = [];
+        for (const target of rotatedOrder(round, targets)) {
+          const meter = host.meter();
+          const result = await measure(target, round);
+          results.push({ index: targets.indexOf(target), result, taken: meter.read() });
+        }
+        return results;
+      },
+      { sensitivity, judge: (results) => worst(results.map((r) => r.taken)), host },
+    );
+    for (const { index, result } of measured.result) runs[index]!.push(result);
+    taken.push(...measured.taken);
+    repeated += measured.repeated;
+    disturbed += measured.disturbed;
+  }
+  return { runs, sensitivity, taken, repeated, disturbed };
+}
+
 /** Pause shares read as milliseconds per second of CPU time. */
 const msPerSec = (share: number): string => `${(share * 1000).toFixed(1)} ms/s`;
 

@@ -74,6 +74,33 @@ export async function gatewayHangup(gw: Gateway, call: LiveCall, record?: Record
   record?.('hangup', performance.now() - t0);
 }
 
+/**
+ * A call as an application makes it, every step taken on the webhook of the one before: placed
+ * in the simulator → `call.new` → `answer` → `call.answered` → `playback/start` of `promptUrl`
+ * → `playback.stopped` (the prompt played to its end) → `hangup` → `call.hangup`.
+ */
+export async function promptCall(
+  gw: Gateway,
+  control: JsonClient,
+  app: BenchApp,
+  promptUrl: string,
+  record: Recorder,
+): Promise<void> {
+  const t0 = performance.now();
+  const id = `${gw.prefix}-${await placeCall(control, app.did)}`;
+  await gw.events.once(`call.new:${id}`);
+  const answered = later(gw.events.once(`call.answered:${id}`));
+  await gw.http.expect(202, 'POST', `/api/v1/sessions/${id}/commands/answer`, app.headers);
+  await answered;
+  const played = later(gw.events.once(`playback.stopped:${id}`));
+  await gw.http.expect(202, 'POST', `/api/v1/sessions/${id}/commands/playback/start`, app.headers, {
+    urls: [promptUrl],
+  });
+  await played;
+  await gatewayHangup(gw, { id, app });
+  record('call', performance.now() - t0);
+}
+
 /** `answer` on a live call: POST → 202 (`accepted`) → its `command.result` (`executed`). */
 export async function gatewayCommand(gw: Gateway, call: LiveCall, record: Recorder) {
   const t0 = performance.now();

@@ -4,14 +4,22 @@ import { spawnRedis, type SpawnedRedis } from '@voicegw/tools';
 import { Redis } from 'ioredis';
 import { AppStore } from '@voicegw/api';
 import { startChildServer, type ChildServer } from '../lib/child-server.js';
-import { EventWatcher } from '../lib/event-watcher.js';
+import { EventWatcher, type GatewayEvents } from '../lib/event-watcher.js';
 import { JsonClient } from '../lib/http-json.js';
 import type { BenchOptions } from '../lib/options.js';
-import { runQueueWait, type RunQueueWait } from '../lib/cpu-time.js';
+import {
+  processActivity,
+  runQueueWait,
+  type Activity,
+  type RunQueueWait,
+} from '../lib/cpu-time.js';
 import { redisCpuMs, redisPid } from '../lib/redis-info.js';
+import { WebhookEvents } from '../lib/webhook-events.js';
 import { HOP_SAMPLE } from '../servers/protocol.js';
 
 const KEY_PREFIX = 'benchmn';
+/** Redis's cron rate production is advised to run (docs/operations.md, "Redis requirements"). */
+const PRODUCTION_REDIS_HZ = 2;
 
 /** An app of the run: its credentials and the DID routed to it. */
 export interface BenchApp {
@@ -24,17 +32,29 @@ export interface BenchApp {
 export interface Gateway {
   readonly node: ChildServer;
   readonly api: ChildServer;
+  /** The webhook dispatcher, in production mode only. */
+  readonly dispatcher: ChildServer | undefined;
   readonly prefix: string;
   readonly http: JsonClient;
   readonly apps: readonly BenchApp[];
-  readonly events: EventWatcher;
+  readonly events: GatewayEvents;
 }
+
+/**
+ * How the gateway runs. `bench`, for the hot paths: the processes log errors only, no dispatcher
+ * runs, and the load generator reads the events from the ingest stream. `production`, as a
+ * deployment runs it: JSON logs at `info` (to a stdout the benchmark discards), the webhook
+ * dispatcher, and every app's events delivered as webhooks to the load generator, which is the
+ * applications.
+ */
+export type GatewayMode = 'bench' | 'production';
 
 /** One figure for each process of the stack. */
 export interface PerProcess<T> {
   readonly simulator: T;
   readonly node: T;
   readonly api: T;
+  readonly dispatcher: T;
   readonly redis: T;
   readonly generator: T;
 }
@@ -42,11 +62,14 @@ export interface PerProcess<T> {
 /** CPU time used so far by each process of the stack (ms); NaN for one not running. */
 export type CpuSnapshot = PerProcess<number>;
 
+/** Each process's activity so far (see `MediaStack.activity`); undefined for one not running. */
+export type ActivitySnapshot = PerProcess<Activity | undefined>;
+
 /** Each process's run-queue wait so far; undefined for one not running. */
 export type WaitSnapshot = PerProcess<RunQueueWait | undefined>;
 
 /**
- * Redis (AOF everysec, as in production) and the simulator first: the baselines run against
+ * Redis (AOF everysec and hz 2, as in production) and the simulator first: the baselines run against
  * the simulator alone. `startGateway` then adds one media node and the api, each in a process
  * of its own, as `npm start` runs them; the load generator is this process.
  */
@@ -67,7 +90,7 @@ export class MediaStack {
   }
 
   static async start(options: BenchOptions): Promise<MediaStack> {
-    const redisServer = await spawnRedis({ appendOnly: true });
+    const redisServer = await spawnRedis({ appendOnly: true, hz: PRODUCTION_REDIS_HZ });
     const sim = await startChildServer({
       file: 'simulator-server.ts',
       cpuProfileDir: options.cpuProfileDir,
@@ -97,12 +120,15 @@ export class MediaStack {
     apps: number,
     capacity: number,
     extraEnv: Readonly<Record<string, string>> = {},
+    mode: GatewayMode = 'bench',
   ): Promise<Gateway> {
+    const production = mode === 'production';
     const env = {
       ...extraEnv,
       BENCH_REDIS_URL: this.redisServer.url,
       BENCH_REDIS_PREFIX: KEY_PREFIX,
       BENCH_HOP_SAMPLE: String(HOP_SAMPLE),
+      ...(production ? { BENCH_LOG_LEVEL: 'info' } : {}),
     };
     hopTrace.enable(HOP_SAMPLE);
     const node = await startChildServer({
@@ -115,27 +141,41 @@ export class MediaStack {
       },
       cpuProfileDir: this.options.cpuProfileDir,
       execArgv: ['--expose-gc'],
+      discardStdout: production,
     });
     this.children.push(node);
     const api = await startChildServer({
       file: 'api-server.ts',
       env,
       cpuProfileDir: this.options.cpuProfileDir,
+      discardStdout: production,
     });
     this.children.push(api);
+    const webhooks = production ? await WebhookEvents.start() : undefined;
+    const seeded = await this.seedApps(apps, webhooks?.url ?? '');
+    const dispatcher = production
+      ? await startChildServer({
+          file: 'dispatcher-server.ts',
+          env,
+          cpuProfileDir: this.options.cpuProfileDir,
+          discardStdout: true,
+        })
+      : undefined;
+    if (dispatcher) this.children.push(dispatcher);
     this.gateway = {
       node,
       api,
+      dispatcher,
       prefix: node.info.prefix ?? '',
       http: new JsonClient(api.origin),
-      apps: await this.seedApps(apps),
-      events: await EventWatcher.start(this.redis.duplicate(), this.keys.events()),
+      apps: seeded,
+      events: webhooks ?? (await EventWatcher.start(this.redis.duplicate(), this.keys.events())),
     };
     return this.gateway;
   }
 
   /** Apps and their DIDs straight through the stores (as admin POST and PUT dids write them). */
-  private async seedApps(count: number): Promise<BenchApp[]> {
+  private async seedApps(count: number, webhookUrl: string): Promise<BenchApp[]> {
     const store = new AppStore(this.redis, this.keys);
     return Promise.all(
       Array.from({ length: count }, async (_, i) => {
@@ -144,7 +184,7 @@ export class MediaStack {
         const did = `073${String(1_000_000 + i).padStart(7, '0')}`;
         await store.save({
           app_id: appId,
-          webhook_url: '',
+          webhook_url: webhookUrl,
           api_key: apiKey,
           rate_limit: 10_000,
           events: [],
@@ -163,8 +203,25 @@ export class MediaStack {
       simulator: this.sim.cpuMs() ?? Number.NaN,
       node: this.gateway?.node.cpuMs() ?? Number.NaN,
       api: this.gateway?.api.cpuMs() ?? Number.NaN,
+      dispatcher: this.gateway?.dispatcher?.cpuMs() ?? Number.NaN,
       redis: await redisCpuMs(this.redis),
       generator: (user + system) / 1000,
+    };
+  }
+
+  /**
+   * Each process's CPU time (exact, every thread) and wake-ups so far, all from /proc: unlike
+   * `cpu()` it sends Redis no command, so it can watch an idle stack without waking it.
+   */
+  activity(): ActivitySnapshot {
+    const of = (child: ChildServer | undefined) => child && processActivity(child.pid);
+    return {
+      simulator: of(this.sim),
+      node: of(this.gateway?.node),
+      api: of(this.gateway?.api),
+      dispatcher: of(this.gateway?.dispatcher),
+      redis: processActivity(this.redisPid),
+      generator: processActivity(process.pid),
     };
   }
 
@@ -173,6 +230,7 @@ export class MediaStack {
       simulator: runQueueWait(this.sim.pid),
       node: this.gateway && runQueueWait(this.gateway.node.pid),
       api: this.gateway && runQueueWait(this.gateway.api.pid),
+      dispatcher: this.gateway?.dispatcher && runQueueWait(this.gateway.dispatcher.pid),
       redis: runQueueWait(this.redisPid),
       generator: runQueueWait(process.pid),
     };
@@ -205,11 +263,13 @@ export function cpuPerOp(before: CpuSnapshot, after: CpuSnapshot, ops: number): 
   return perProcess((k) => ((after[k] - before[k]) * 1000) / ops);
 }
 
-function perProcess<T>(figure: (process: keyof PerProcess<T>) => T): PerProcess<T> {
+/** One figure for each process, made by `figure`. */
+export function perProcess<T>(figure: (process: keyof PerProcess<T>) => T): PerProcess<T> {
   return {
     simulator: figure('simulator'),
     node: figure('node'),
     api: figure('api'),
+    dispatcher: figure('dispatcher'),
     redis: figure('redis'),
     generator: figure('generator'),
   };

@@ -1,4 +1,5 @@
 import { AppStore } from '@voicegw/api';
+import { measureBusLatency } from '../lib/bus-latency.js';
 import { startChildServer } from '../lib/child-server.js';
 import { count, ms, msUp, perSec, ratio, us } from '../lib/format.js';
 import type { BenchOptions } from '../lib/options.js';
@@ -15,6 +16,7 @@ import {
 } from '../lib/webhook-throughput.js';
 import { gatewayCall, gatewayHangup, inParallel, type LiveCall } from '../media-node/flows.js';
 import { MediaStack } from '../media-node/stack.js';
+import { busReport } from './webhooks-bus.js';
 
 /** Target: dispatcher webhooks/s at least this share of a raw undici POST loop. */
 const MIN_RATIO = 0.6;
@@ -231,6 +233,18 @@ export const webhooks: Scenario = {
     const e2e = await measureEndToEnd(options, log).catch((err: unknown) =>
       err instanceof Error ? err : new Error(String(err)),
     );
-    return report(throughput, e2e);
+    const result = report(throughput, e2e);
+    if (options.buses.length === 0) return result;
+    log(`bus latency: ${options.buses.map((b) => b.label).join(', ')}`);
+    const bus = busReport(
+      await measureBusLatency(options, log).catch((err: unknown) =>
+        err instanceof Error ? err : new Error(String(err)),
+      ),
+    );
+    return {
+      ...result,
+      rows: [...result.rows, ...bus.rows],
+      notes: [...result.notes, ...bus.notes],
+    };
   },
 };

@@ -23,7 +23,7 @@ const node = await startMediaNode(
     METRICS_PORT: '0',
     RECORDING_PORT: '0',
     PLAYBACK_CACHE_DIR: cacheDir,
-    LOG_LEVEL: process.env.BENCH_NODE_LOG_LEVEL ?? 'error',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? process.env.BENCH_NODE_LOG_LEVEL ?? 'error',
     ALLOW_LOCALHOST_WEBHOOKS: process.env.BENCH_ALLOW_LOCALHOST_WEBHOOKS ?? 'false',
   }),
 );

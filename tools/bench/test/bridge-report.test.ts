@@ -9,6 +9,7 @@ const perProcess = (n: number): PerProcess<number> => ({
   simulator: n,
   node: n,
   api: n,
+  dispatcher: n,
   redis: n,
   generator: n,
 });

@@ -3,6 +3,8 @@ import {
   alternate,
   calmly,
   hostNote,
+  rotate,
+  rotatedOrder,
   type Host,
   type HostRecord,
   type Interference,
@@ -110,6 +112,57 @@ describe('alternate', () => {
     expect(result.runs).toEqual({ raw: ['raw#6'], dispatcher: ['dispatcher#7'] });
     expect(result).toMatchObject({ repeated: 3, disturbed: 1 });
     expect(hostNote([result])).toContain('3 repeated, 1 counted after 3 repeats still above it');
+  });
+});
+
+describe('rotate', () => {
+  it('starts each round one target later, and files every run under its target', async () => {
+    const host = new ScriptedHost();
+    const calls: string[] = [];
+    const result = await rotate(
+      4,
+      ['redis', 'kafka-100', 'kafka-10'],
+      (target, round) => {
+        calls.push(`${target}${round}`);
+        return Promise.resolve(`${target}-${round}`);
+      },
+      { sensitivity: 'latency', host },
+    );
+    expect(calls).toEqual([
+      ...['redis0', 'kafka-1000', 'kafka-100'],
+      ...['kafka-1001', 'kafka-101', 'redis1'],
+      ...['kafka-102', 'redis2', 'kafka-1002'],
+      ...['redis3', 'kafka-1003', 'kafka-103'],
+    ]);
+    expect(result.runs).toEqual([
+      ['redis-0', 'redis-1', 'redis-2', 'redis-3'],
+      ['kafka-100-0', 'kafka-100-1', 'kafka-100-2', 'kafka-100-3'],
+      ['kafka-10-0', 'kafka-10-1', 'kafka-10-2', 'kafka-10-3'],
+    ]);
+    expect(host.calms).toEqual(['latency', 'latency', 'latency', 'latency']);
+  });
+
+  it('is ABBA with two targets, and measures a round again when any of its runs was disturbed', async () => {
+    expect([0, 1, 2, 3].map((round) => rotatedOrder(round, ['a', 'b']).join(''))).toEqual([
+      'ab',
+      'ba',
+      'ab',
+      'ba',
+    ]);
+    const host = new ScriptedHost();
+    const paused = [0, 0, 0.003, 0, 0, 0];
+    let run = 0;
+    const result = await rotate(
+      1,
+      ['a', 'b', 'c'],
+      (target) => {
+        host.takenNow = { steal: 0, paused: paused[run] ?? 0 };
+        return Promise.resolve(`${target}#${run++}`);
+      },
+      { sensitivity: 'latency', host },
+    );
+    expect(result.runs).toEqual([['a#3'], ['b#4'], ['c#5']]);
+    expect(result).toMatchObject({ repeated: 1, disturbed: 0 });
   });
 });
 
