@@ -187,15 +187,19 @@ export class Playout {
   /**
    * Drops what missed ticks left behind: the oldest beyond the bound, then quiet chunks; never
    * the last chunk there is to send (a tick with nothing to send would only lose time again).
+   * An app that sent more than MAX_STANDING_CHUNKS ahead (a text-to-speech answer) is not
+   * keeping pace: its speech is never dropped for the node's stall, only its quiet chunks.
    */
   private catchUp(): void {
+    const sentAhead = this.audio.length > (MAX_STANDING_CHUNKS + 1) * SAMPLES_PER_CHUNK;
+    const bound = sentAhead ? Infinity : MAX_BEHIND_CHUNKS;
     let dropped = 0;
     while (
       this.behind > 0 &&
       this.audio.length >= 2 * SAMPLES_PER_CHUNK &&
       this.audioAhead() >= SAMPLES_PER_CHUNK
     ) {
-      if (this.behind <= MAX_BEHIND_CHUNKS && !this.audio.quiet(SAMPLES_PER_CHUNK)) break;
+      if (this.behind <= bound && !this.audio.quiet(SAMPLES_PER_CHUNK)) break;
       this.audio.take(SAMPLES_PER_CHUNK);
       this.behind--;
       dropped++;

@@ -140,6 +140,18 @@ describe('playout', () => {
     expect(p.queuedSamples).toBe(MAX_BEHIND_CHUNKS * SAMPLES_PER_CHUNK);
   });
 
+  it('never drops the loud audio of an app that sent more than MAX_STANDING_CHUNKS ahead, however long the node stalled', () => {
+    const { p, ticks, played, dropped } = playout();
+    const ahead = MAX_STANDING_CHUNKS + 10;
+    for (let i = 1; i <= ahead; i++) p.push(loud(1000 + i));
+    ticks.next();
+    ticks.next(MAX_BEHIND_CHUNKS + 5);
+    ticks.next();
+    expect(dropped()).toBe(0);
+    expect(played.map((x) => x.mulaw)).toEqual([loud(1001), loud(1002)]);
+    expect(p.queuedSamples).toBe((ahead - 2) * SAMPLES_PER_CHUNK);
+  });
+
   it('audio read a few ticks after a stall is still late; after SETTLE_TICKS the debt is no more than what is queued beyond a chunk', () => {
     const late = playout();
     late.p.push(loud());
