@@ -33,7 +33,10 @@ export interface RedisBusOptions {
   readonly dispatcherId: string;
   readonly log: Logger;
   readonly blockMs?: number;
-  /** How often pending entries are swept and shard streams trimmed (5 s). */
+  /**
+   * How often pending entries are swept and shard streams trimmed (5 s), rounded to a whole
+   * number of lease rounds, whose wake-up it shares.
+   */
   readonly maintenanceIntervalMs?: number;
 }
 
@@ -78,7 +81,8 @@ export class RedisEventBus implements EventBus {
   private handler: BusHandler | undefined;
   private readonly ownership: ShardOwnership;
   private readonly router: IngestRouter;
-  private maintenanceTimer: NodeJS.Timeout | undefined;
+  private readonly leases: LeaseKeeper;
+  private stopMaintenance: (() => void) | undefined;
   private readonly blocking: Redis;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -98,6 +102,7 @@ export class RedisEventBus implements EventBus {
 
   constructor(private readonly o: RedisBusOptions) {
     const leases = new LeaseKeeper(o.redis, o.leaseTtlMs, o.log);
+    this.leases = leases;
     this.ownership = new ShardOwnership({
       redis: o.redis,
       keys: o.keys,
@@ -134,10 +139,15 @@ export class RedisEventBus implements EventBus {
     this.handler = handler;
     await checkShardCount(this.o.redis, this.o.keys, this.o.shards);
     await this.ownership.start();
-    this.maintenanceTimer = setInterval(
-      () => void this.maintain(),
-      this.o.maintenanceIntervalMs ?? MAINTENANCE_INTERVAL_MS,
+    // On the lease rounds' timer: its commands leave with theirs, and no wake-up of its own.
+    const every = Math.max(
+      1,
+      Math.round((this.o.maintenanceIntervalMs ?? MAINTENANCE_INTERVAL_MS) / this.leases.roundMs),
     );
+    let round = 0;
+    this.stopMaintenance = this.leases.onRound(() => {
+      if (++round % every === 0) void this.maintain();
+    });
     this.loop = this.read();
   }
 
@@ -215,7 +225,7 @@ export class RedisEventBus implements EventBus {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.maintenanceTimer);
+    this.stopMaintenance?.();
     this.blocking.disconnect();
     this.poke();
     await this.loop;

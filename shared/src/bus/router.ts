@@ -196,7 +196,7 @@ export class IngestRouter {
       else this.o.log.error({ id }, 'ingest entry without app or body skipped');
     }
     // WATCH and GET in one write: one round trip, not two.
-    const [, stored = '0-0'] = await Promise.all([
+    const [, stored] = await Promise.all([
       connection.watch(keys.eventRouterCursor()),
       connection.get(keys.eventRouterCursor()),
     ]);
