@@ -1,6 +1,6 @@
 // Redis restarted under command load, on real processes: the simulator, a media node, the api and
-// the dispatcher as `npm start` runs them, Redis with AOF on a port of its own, webhooks to a real
-// receiver. Every process must live through it, and every command the api accepted (202) must
+// the dispatcher as `npm start` runs them, Redis with AOF (written before each reply) on a port of
+// its own, webhooks to a real receiver. Every process must live through it, and every command the api accepted (202) must
 // get exactly one command.result.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -178,7 +178,7 @@ describe('a Redis restart under command load', () => {
     await redis.stop(); // SIGTERM: Redis saves its AOF and exits
     await outage();
     await acceptedAfter(accepted.length + 40);
-    await redis.kill(); // SIGKILL: what AOF wrote survives
+    await redis.kill(); // SIGKILL: every acknowledged write is in its AOF (appendfsync always)
     await outage();
     await acceptedAfter(accepted.length + 40);
     loading = false;

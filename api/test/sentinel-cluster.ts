@@ -38,7 +38,8 @@ export class SentinelCluster {
   }
 
   /**
-   * Starts the primary (AOF on, as production runs it), its replica and the sentinels (quorum 2),
+   * Starts the primary (AOF on, written before every reply so that `acknowledged` reads all it
+   * acknowledged: under `everysec` a busy disk holds the write back up to 2 s), its replica and the sentinels (quorum 2),
    * and waits until the replica is in sync and every sentinel knows the replica and the two
    * other sentinels: before that, a sentinel could not fail over.
    */
@@ -46,6 +47,7 @@ export class SentinelCluster {
     const { ports } = this;
     this.primary = await spawnRedis({
       appendOnly: true,
+      appendFsync: 'always',
       port: ports.primary,
       dir: this.primaryDir,
     });
@@ -117,7 +119,8 @@ export class SentinelCluster {
 
   /**
    * What the killed primary had acknowledged: its AOF, loaded by a Redis of its own on `port`.
-   * Redis writes its AOF before it replies, so a reply the primary sent is in this copy.
+   * The primary wrote its AOF before each reply (`appendfsync always`), so a reply it sent is in
+   * this copy.
    */
   async acknowledged<T>(port: number, query: (redis: Redis) => Promise<T>): Promise<T> {
     const copy = await spawnRedis({ appendOnly: true, port, dir: this.primaryDir });

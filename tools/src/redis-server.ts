@@ -15,13 +15,23 @@ export interface SpawnedRedis {
   readonly url: string;
   readonly port: number;
   stop(): Promise<void>;
-  /** SIGKILL, as a crash: what AOF has written survives (tests of a Redis restart). */
+  /**
+   * SIGKILL, as a crash: what AOF has written survives (tests of a Redis restart; see
+   * `appendFsync` for what it may not have written yet).
+   */
   kill(): Promise<void>;
 }
 
 export interface SpawnRedisOptions {
   /** Append-only persistence, as production runs it; tests turn it off for speed. */
   readonly appendOnly: boolean;
+  /**
+   * `appendfsync` with `appendOnly`: `everysec` (the default, as production runs it) or
+   * `always`. Under `everysec` Redis holds back its AOF write for up to 2 s while a background
+   * fsync is slow (a busy disk) and replies meanwhile, so a SIGKILL can lose writes it
+   * acknowledged; tests that assert a crash loses nothing acknowledged use `always`.
+   */
+  readonly appendFsync?: 'everysec' | 'always';
   readonly port?: number;
   readonly dir?: string;
   /**
@@ -80,7 +90,7 @@ async function startRedis(options: SpawnRedisOptions, port: number): Promise<Spa
     '--appendonly',
     options.appendOnly ? 'yes' : 'no',
     '--appendfsync',
-    'everysec',
+    options.appendFsync ?? 'everysec',
     ...(options.hz === undefined ? [] : ['--hz', String(options.hz)]),
     ...(options.replicaOf === undefined
       ? []
