@@ -62,17 +62,24 @@ export async function stopModuleStream(
   }
 }
 
+/** What went wrong in the module, and whether it has left the call already. */
+export interface ModuleFailure {
+  readonly failure: string;
+  /** The module closed the stream itself: a `stop` would only be refused. */
+  readonly detached: boolean;
+}
+
 /**
  * What a module event on the channel says went wrong, if it does: `::error` (a connect that
  * failed, a protocol error; the module closes the stream itself) or `::disconnect` (the node's
- * side closed, which a running stream never does on its own).
+ * side closed, which a running stream never does on its own; the module stays attached, silent).
  */
-export function moduleFailure(event: FsEvent): string | undefined {
+export function moduleFailure(event: FsEvent): ModuleFailure | undefined {
   switch (event.header('Event-Subclass')) {
     case 'mod_audio_stream::error':
-      return `${FAILED_START}: ${detail(event.body) ?? 'error'}`;
+      return { failure: `${FAILED_START}: ${detail(event.body) ?? 'error'}`, detached: true };
     case 'mod_audio_stream::disconnect':
-      return 'FreeSWITCH closed the stream';
+      return { failure: 'FreeSWITCH closed the stream', detached: false };
     default:
       return undefined;
   }

@@ -37,6 +37,8 @@ export const FS_CLOSE_GRACE_MS = 1000;
 export interface Ending {
   readonly reason: StreamStopReason;
   readonly failure: string;
+  /** The module left the call on its own (its `::error`): nothing to stop. */
+  readonly detached?: boolean;
 }
 
 /** Where a stream is: each phase holds exactly the sockets it has. */
@@ -239,8 +241,8 @@ export class Relay {
         return;
       case 'CUSTOM': {
         if (this.phase.name !== 'starting' && this.phase.name !== 'running') return;
-        const failure = moduleFailure(event);
-        if (failure !== undefined) this.end({ reason: 'error', failure });
+        const failed = moduleFailure(event);
+        if (failed !== undefined) this.end({ reason: 'error', ...failed });
       }
     }
   };
@@ -294,7 +296,7 @@ export class Relay {
     try {
       if (phase.name === 'running') {
         const stats = phase.running.finish(ending.reason);
-        if (ending.reason !== 'hangup') {
+        if (ending.reason !== 'hangup' && !ending.detached) {
           if (request.bidirectional) await sleep(MODULE_DRAIN_MS);
           await stopModuleStream(session.channel, session.log);
         }
@@ -313,7 +315,9 @@ export class Relay {
       if (phase.name === 'starting') {
         phase.app.close(1011, 'stream failed');
         // The module may have taken the start without connecting: it must not stay attached.
-        if (ending.reason !== 'hangup') await stopModuleStream(session.channel, session.log, true);
+        if (ending.reason !== 'hangup' && !ending.detached) {
+          await stopModuleStream(session.channel, session.log, true);
+        }
       }
       session.log.info({ stream_id: this.id, reason: ending.failure }, 'media stream failed');
       await this.publishEnd({

@@ -3,7 +3,8 @@
 // full; a stop that lands then never returns (the module as published), and the event socket
 // that sent it answers nothing more: the node stops it only once it has played what it was sent
 // (watched on the node's own sockets). And the module's socket closes as the call hangs up,
-// often before CHANNEL_HANGUP comes on the event socket: that is still a hangup.
+// often before CHANNEL_HANGUP comes on the event socket: that is still a hangup. A stream the
+// module closed itself (its ::error) is not stopped again: the stop would only be refused.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { encodeSample } from '../../src/media-stream/g711.js';
@@ -74,6 +75,47 @@ describe('media streams on the module', () => {
     expect(chunks.length).toBeGreaterThan(10);
     expect(stoppedAt).toBeDefined();
     expect(stoppedAt! - chunks.at(-1)!).toBeGreaterThanOrEqual(40);
+  });
+
+  it('a stream the module ended itself (its ::error after the socket broke) is not stopped again: FreeSWITCH would only refuse it', async () => {
+    const { session, uuid } = await answeredCall(stack, tenant, did);
+    const { streamId, uid } = await startStream(stack, tenant, session, {
+      url: app.url('/module-error'),
+      bidirectional: true,
+    });
+    const conn = await app.connection(streamId);
+    await conn.next('media');
+    // The node's socket to the module, found by the audio it sends there.
+    const sockets = new Set<WebSocket>();
+    const send = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'send')
+      ?.value as WebSocket['send'];
+    vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (this: WebSocket, ...args) {
+      if (typeof args[0] === 'string' && args[0].startsWith('{"type":"streamAudio"'))
+        sockets.add(this);
+      send.apply(this, args);
+    });
+    const { esl } = stack.node;
+    const api = esl.api.bind(esl);
+    const commands: string[] = [];
+    vi.spyOn(esl, 'api').mockImplementation((command, timeoutMs) => {
+      commands.push(command);
+      return api(command, timeoutMs);
+    });
+    try {
+      conn.send({ event: 'media', media: { payload: tone(100)[0] } });
+      await vi.waitFor(() => expect(sockets.size).toBe(1), { timeout: 3000 });
+      // Torn down without a close frame: the module reports ::error (1006) and closes itself.
+      for (const socket of sockets) {
+        (socket as unknown as { _socket: { destroy(): void } })._socket.destroy();
+      }
+      expect(await stack.events.ofCommand(session, 'stream.stopped', uid)).toMatchObject({
+        reason: 'error',
+      });
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(commands.filter((c) => c.startsWith(`uuid_audio_stream ${uuid} stop`))).toEqual([]);
+    expect(conn.of('stop')[0]).toMatchObject({ stop: { reason: 'error' } });
   });
 
   it("the module's socket closing before CHANNEL_HANGUP arrives ends the stream as a hangup, not an error", async () => {
