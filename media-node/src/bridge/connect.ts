@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseSessionId } from '@voicegw/shared';
 import { peerNode } from '../cluster/sip-address.js';
 import { BridgeError } from '../conference/bridge-leg.js';
-import { ORIGINATE_TIMED_OUT, originateJob } from '../esl/originate.js';
+import { nodeLegArgs, ORIGINATE_TIMED_OUT, originateJob } from '../esl/originate.js';
 import { ChannelState, type Channel } from '../session/channel.js';
 import { CALLER_HEADER, legChannel } from './leg.js';
 import type { BridgeParty } from './party.js';
@@ -53,21 +53,19 @@ export async function dialPeerNode(party: BridgeParty, deadline: number): Promis
     '{host}',
     peer.sipAddress,
   );
-  const vars = [
-    `origination_uuid=${leg.uuid}`,
-    `origination_caller_id_number=${session.callerId.replace(/[^\w+]/g, '') || 'voicegw'}`,
-    `originate_timeout=${Math.max(1, Math.ceil((deadline - Date.now()) / 1000))}`,
-    `sip_h_${CALLER_HEADER}=${session.id}`,
-    ...STAY,
-  ];
+  const args = nodeLegArgs(
+    {
+      uuid: leg.uuid,
+      target,
+      callerId: session.callerId,
+      headers: { [CALLER_HEADER]: session.id },
+      variables: STAY,
+    },
+    deadline,
+  );
   let result: string;
   try {
-    result = await originateJob(
-      node.esl,
-      node.router,
-      `{${vars.join(',')}}${target} &park()`,
-      deadline,
-    );
+    result = await originateJob(node.esl, node.router, args, deadline);
   } catch (err) {
     leg.finish();
     throw new BridgeError(err instanceof Error ? err.message : String(err));

@@ -8,7 +8,7 @@ import {
 import { peerNode } from '../cluster/sip-address.js';
 import type { NodeContext } from '../context.js';
 import type { FsEvent } from '../esl/event.js';
-import { originateJob } from '../esl/originate.js';
+import { nodeLegArgs, originateJob } from '../esl/originate.js';
 import { Channel } from '../session/channel.js';
 
 /** The called user a host node takes as a bridge leg into room <room id>. */
@@ -89,21 +89,18 @@ export class BridgeLeg {
       '{room}',
       this.membership.roomId,
     ).replaceAll('{host}', host.sipAddress);
-    const vars = [
-      `origination_uuid=${this.uuid}`,
-      `origination_caller_id_number=${session.callerId.replace(/[^\w+]/g, '') || 'voicegw'}`,
-      `originate_timeout=${Math.max(1, Math.ceil((deadline - Date.now()) / 1000))}`,
-      `sip_h_${SESSION_HEADER}=${session.id}`,
-      `sip_h_${LEG_HEADER}=${this.uuid}`,
-    ];
+    const args = nodeLegArgs(
+      {
+        uuid: this.uuid,
+        target,
+        callerId: session.callerId,
+        headers: { [SESSION_HEADER]: session.id, [LEG_HEADER]: this.uuid },
+      },
+      deadline,
+    );
     let result: string;
     try {
-      result = await originateJob(
-        node.esl,
-        node.router,
-        `{${vars.join(',')}}${target} &park()`,
-        deadline,
-      );
+      result = await originateJob(node.esl, node.router, args, deadline);
     } catch (err) {
       throw new BridgeError(err instanceof Error ? err.message : String(err));
     }

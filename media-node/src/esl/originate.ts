@@ -32,3 +32,32 @@ export async function originateJob(
     router.forgetJob(jobUuid);
   }
 }
+
+/** A SIP leg one media node dials to another's FreeSWITCH (a bridge's, a remote room member's). */
+export interface NodeLeg {
+  /** The leg's channel UUID (origination_uuid). */
+  readonly uuid: string;
+  /** The dial string, its template filled in. */
+  readonly target: string;
+  /** The session's caller ID, shown on the other node's side (sanitised to what SIP takes). */
+  readonly callerId: string;
+  /** X- headers of the INVITE, by name (sip_h_ variables): whose leg it is. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Further channel variables, `name=value`. */
+  readonly variables?: readonly string[];
+}
+
+/**
+ * The originate arguments of a node-to-node leg: parked on answer, given up at `deadline` (whole
+ * seconds, at least one, as originate_timeout counts).
+ */
+export function nodeLegArgs(leg: NodeLeg, deadline: number): string {
+  const vars = [
+    `origination_uuid=${leg.uuid}`,
+    `origination_caller_id_number=${leg.callerId.replace(/[^\w+]/g, '') || 'voicegw'}`,
+    `originate_timeout=${Math.max(1, Math.ceil((deadline - Date.now()) / 1000))}`,
+    ...Object.entries(leg.headers).map(([name, value]) => `sip_h_${name}=${value}`),
+    ...(leg.variables ?? []),
+  ];
+  return `{${vars.join(',')}}${leg.target} &park()`;
+}
