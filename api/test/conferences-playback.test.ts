@@ -112,6 +112,7 @@ describe('POST /conferences/{room_id}/play', () => {
       error: 'Command rate limited',
       code: 'command_rate_limited',
     });
+    expect(again.headers['retry-after']).toBe('2'); // the 2 s play cooldown, in whole seconds
     expect((await control(otherRoom, 'play', { urls: URLS })).statusCode).toBe(202);
     // The cooldown lasts 2 s; play does not hold up the 200 ms controls.
     const ttl = await api.redis.pttl(api.keys.cooldown('room', roomId, 'conf_play'));

@@ -578,17 +578,19 @@ describe('a command_uid reused for another command or body', () => {
 });
 
 describe('cooldown groups', () => {
-  const groups: [string, string, unknown, string, unknown][] = [
-    ['seek', 'playback/pause', undefined, 'playback/seek', { position_ms: 100 }],
-    ['playback', 'playback/start', { urls: [URL] }, 'playback/silence', undefined],
-    ['heavy', 'record/start', undefined, 'record/stop', undefined],
-    ['heavy', 'play_and_get_digits', { prompt_files: [URL] }, 'record/start', undefined],
-    ['conference_mute', 'conference/mute', undefined, 'conference/unmute', undefined],
+  // Group, first command and body, second command and body, the Retry-After of the second's 429
+  // (the group's window in whole seconds, at least 1).
+  const groups: [string, string, unknown, string, unknown, string][] = [
+    ['seek', 'playback/pause', undefined, 'playback/seek', { position_ms: 100 }, '1'],
+    ['playback', 'playback/start', { urls: [URL] }, 'playback/silence', undefined, '1'],
+    ['heavy', 'record/start', undefined, 'record/stop', undefined, '2'],
+    ['heavy', 'play_and_get_digits', { prompt_files: [URL] }, 'record/start', undefined, '2'],
+    ['conference_mute', 'conference/mute', undefined, 'conference/unmute', undefined, '2'],
   ];
 
   it.each(groups)(
-    '%s: %s then %s at once answers 429',
-    async (_group, first, firstBody, second, secondBody) => {
+    '%s: %s then %s at once answers 429 with Retry-After',
+    async (_group, first, firstBody, second, secondBody, retryAfter) => {
       const session = await newSession();
       if (first.startsWith('conference/')) await joinedMember(session, false);
       const a = await post(session, first, firstBody);
@@ -600,6 +602,7 @@ describe('cooldown groups', () => {
         error: 'Command rate limited',
         code: 'command_rate_limited',
       });
+      expect(b.headers['retry-after']).toBe(retryAfter);
     },
   );
 

@@ -39,7 +39,7 @@ const CATALOGUE: { readonly [C in ScriptCodeName]?: ErrorName | ((f: Failure) =>
   RATE_LIMITED: ({ values }) => rateLimited('RATE_LIMITED', Number(values[0])),
   SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
   SESSION_OF_ANOTHER_APP: 'SESSION_FORBIDDEN',
-  COOLDOWN: 'COMMAND_RATE_LIMITED',
+  COOLDOWN: ({ values }) => rateLimited('COMMAND_RATE_LIMITED', Number(values[0])),
   ROOM_NOT_FOUND: 'ROOM_NOT_FOUND',
   ROOM_OF_ANOTHER_APP: 'ROOM_FORBIDDEN',
   IN_DIFFERENT_ROOM: 'IN_DIFFERENT_ROOM',

@@ -23,7 +23,7 @@
                eventArgs in shared/src/events)
 
   Returns {0, playback_status} accepted and enqueued; {RATE_LIMITED, retry_ms};
-  {ROOM_NOT_FOUND}; {ROOM_OF_ANOTHER_APP}; {COOLDOWN}.
+  {ROOM_NOT_FOUND}; {ROOM_OF_ANOTHER_APP}; {COOLDOWN, retry_ms}.
 ]]
 --- @include "scriptCodes"
 --- @include "fixedWindow"
@@ -36,7 +36,9 @@ local room = redis.call('HMGET', KEYS[3], 'app_id', 'playback_status')
 if not room[1] then return {ScriptCode.ROOM_NOT_FOUND} end
 if room[1] ~= ARGV[1] then return {ScriptCode.ROOM_OF_ANOTHER_APP} end
 
-if not redis.call('SET', KEYS[4], '1', 'PX', tonumber(ARGV[7]), 'NX') then return {ScriptCode.COOLDOWN} end
+if not redis.call('SET', KEYS[4], '1', 'PX', tonumber(ARGV[7]), 'NX') then
+  return {ScriptCode.COOLDOWN, redis.call('PTTL', KEYS[4])}
+end
 
 -- Redis does not roll a script back on error: the XADDs, the only writes that can fail (a stream
 -- key of the wrong type), go before the state change, so a failed control changes nothing.

@@ -52,7 +52,7 @@
     0, body    accepted and enqueued, with the membership body made here (conference commands)
     1, body    repeated command_uid of the same command and body: the original body
     2, body    answered without enqueueing (already joined / still joining the same room)
-    RATE_LIMITED, retry_ms    SESSION_NOT_FOUND    SESSION_OF_ANOTHER_APP    COOLDOWN
+    RATE_LIMITED, retry_ms    SESSION_NOT_FOUND    SESSION_OF_ANOTHER_APP    COOLDOWN, retry_ms
     ROOM_NOT_FOUND    ROOM_OF_ANOTHER_APP    IN_DIFFERENT_ROOM    NOT_IN_CONFERENCE
     STILL_JOINING    ALREADY_MUTED    ALREADY_UNMUTED    STILL_LEAVING    COMMAND_UID_REUSED
     STREAM_ALREADY_RUNNING (stream/start while `stream` is set)    NO_STREAM (stream/stop while

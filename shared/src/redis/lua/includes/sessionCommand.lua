@@ -177,7 +177,7 @@ local function sessionCommand(k, a, alive)
 
   local cooldown = tonumber(ARGV[a + 7])
   if cooldown > 0 and not redis.call('SET', KEYS[k + 6], '1', 'PX', cooldown, 'NX') then
-    return {ScriptCode.COOLDOWN}
+    return {ScriptCode.COOLDOWN, redis.call('PTTL', KEYS[k + 6])}
   end
 
   -- Redis does not roll a script back: the XADD, the one write that can fail (a stream key of
