@@ -7,9 +7,11 @@ const KEEP_ALIVE_DELAY_MS = 60_000;
 /**
  * kafkajs's own socket factory (src/network/socketFactory.js: TLS with SNI for host names,
  * keep-alive after 60 s) plus TCP_NODELAY, which kafkajs leaves off. It writes each request
- * whole, but with Nagle on, a request written while an earlier one is unacknowledged waits for
- * that acknowledgement: an offset commit or heartbeat written during a long-poll fetch was held
- * until the fetch came back, and the next fetch behind the commit's answer.
+ * whole, but with Nagle on, a small request written while an earlier one on the same connection
+ * is unacknowledged waits for that acknowledgement: kafkajs keeps a broker's fetches on a
+ * connection of their own, but sends everything else (produce, offset commits, heartbeats) on one,
+ * several in flight, so a commit or heartbeat behind a produce waited for the broker's answer or
+ * its delayed ACK.
  */
 export const kafkaSocketFactory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
   const socket: Socket = ssl
