@@ -33,6 +33,33 @@ function tone(ms: number): string[] {
   return pieces;
 }
 
+/** What the node sends the module, watched until vi.restoreAllMocks(). */
+interface ModuleWatch {
+  /** When each chunk of audio left for the module, and on which socket. */
+  readonly chunks: Array<{ readonly at: number; readonly socket: WebSocket }>;
+  /** The event socket API commands, each with when it was sent. */
+  readonly commands: Array<{ readonly at: number; readonly command: string }>;
+}
+
+function watchModule(esl: {
+  api(command: string, timeoutMs?: number): Promise<string>;
+}): ModuleWatch {
+  const watch: ModuleWatch = { chunks: [], commands: [] };
+  const send = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'send')
+    ?.value as WebSocket['send'];
+  vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (this: WebSocket, ...args) {
+    if (typeof args[0] === 'string' && args[0].startsWith('{"type":"streamAudio"'))
+      watch.chunks.push({ at: performance.now(), socket: this });
+    send.apply(this, args);
+  });
+  const api = esl.api.bind(esl);
+  vi.spyOn(esl, 'api').mockImplementation((command, timeoutMs) => {
+    watch.commands.push({ at: performance.now(), command });
+    return api(command, timeoutMs);
+  });
+  return watch;
+}
+
 describe('media streams on the module', () => {
   const stack = useStack({ viaProxy: true, nodeEnv: { ALLOW_LOCALHOST_WEBHOOKS: 'true' } });
   const tenant = useTenant(stack, { dids: [did] });
@@ -47,21 +74,7 @@ describe('media streams on the module', () => {
     await conn.next('start');
 
     // When each chunk left for the module, and when the module was told to stop.
-    const chunks: number[] = [];
-    const send = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'send')
-      ?.value as WebSocket['send'];
-    vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (this: WebSocket, ...args) {
-      if (typeof args[0] === 'string' && args[0].startsWith('{"type":"streamAudio"'))
-        chunks.push(performance.now());
-      send.apply(this, args);
-    });
-    const { esl } = stack.node;
-    const api = esl.api.bind(esl);
-    let stoppedAt: number | undefined;
-    vi.spyOn(esl, 'api').mockImplementation((command, timeoutMs) => {
-      if (command === `uuid_audio_stream ${uuid} stop`) stoppedAt = performance.now();
-      return api(command, timeoutMs);
-    });
+    const watch = watchModule(stack.node.esl);
     try {
       // 3 s queued: the playout is still sending when the stop comes.
       for (const payload of tone(3000)) conn.send({ event: 'media', media: { payload } });
@@ -72,9 +85,12 @@ describe('media streams on the module', () => {
     } finally {
       vi.restoreAllMocks();
     }
-    expect(chunks.length).toBeGreaterThan(10);
+    const stoppedAt = watch.commands.find(
+      (c) => c.command === `uuid_audio_stream ${uuid} stop`,
+    )?.at;
+    expect(watch.chunks.length).toBeGreaterThan(10);
     expect(stoppedAt).toBeDefined();
-    expect(stoppedAt! - chunks.at(-1)!).toBeGreaterThanOrEqual(40);
+    expect(stoppedAt! - watch.chunks.at(-1)!.at).toBeGreaterThanOrEqual(40);
   });
 
   it('a stream the module ended itself (its ::error after the socket broke) is not stopped again: FreeSWITCH would only refuse it', async () => {
@@ -85,36 +101,28 @@ describe('media streams on the module', () => {
     });
     const conn = await app.connection(streamId);
     await conn.next('media');
-    // The node's socket to the module, found by the audio it sends there.
-    const sockets = new Set<WebSocket>();
-    const send = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'send')
-      ?.value as WebSocket['send'];
-    vi.spyOn(WebSocket.prototype, 'send').mockImplementation(function (this: WebSocket, ...args) {
-      if (typeof args[0] === 'string' && args[0].startsWith('{"type":"streamAudio"'))
-        sockets.add(this);
-      send.apply(this, args);
-    });
-    const { esl } = stack.node;
-    const api = esl.api.bind(esl);
-    const commands: string[] = [];
-    vi.spyOn(esl, 'api').mockImplementation((command, timeoutMs) => {
-      commands.push(command);
-      return api(command, timeoutMs);
-    });
+    const watch = watchModule(stack.node.esl);
     try {
       conn.send({ event: 'media', media: { payload: tone(100)[0] } });
-      await vi.waitFor(() => expect(sockets.size).toBe(1), { timeout: 3000 });
+      // The node's socket to the module, found by the audio it sends there.
+      const socket = await vi.waitFor(
+        () => {
+          expect(watch.chunks.length).toBeGreaterThan(0);
+          return watch.chunks[0]!.socket;
+        },
+        { timeout: 3000 },
+      );
       // Torn down without a close frame: the module reports ::error (1006) and closes itself.
-      for (const socket of sockets) {
-        (socket as unknown as { _socket: { destroy(): void } })._socket.destroy();
-      }
+      (socket as unknown as { _socket: { destroy(): void } })._socket.destroy();
       expect(await stack.events.ofCommand(session, 'stream.stopped', uid)).toMatchObject({
         reason: 'error',
       });
     } finally {
       vi.restoreAllMocks();
     }
-    expect(commands.filter((c) => c.startsWith(`uuid_audio_stream ${uuid} stop`))).toEqual([]);
+    expect(watch.commands.filter((c) => c.command === `uuid_audio_stream ${uuid} stop`)).toEqual(
+      [],
+    );
     expect(conn.of('stop')[0]).toMatchObject({ stop: { reason: 'error' } });
   });
 
