@@ -20,8 +20,10 @@ import { startStream, StreamApp } from './stream-app.js';
 import { useStack, useTenant } from './use-stack.js';
 
 const did = '0736680000';
-// The in-process node is also the survivor whose sweeper answers for a killed node.
-const stack = useStack({ nodeEnv: { ALLOW_LOCALHOST_WEBHOOKS: 'true', ...fastSweeper(1500) } });
+// The in-process node is also the survivor whose sweeper answers for a killed node: 5 s after
+// its heartbeat is gone, long enough for a restarted node's process to start on a loaded machine
+// (its sessions are ended otherwise, and the restart test meets a 404).
+const stack = useStack({ nodeEnv: { ALLOW_LOCALHOST_WEBHOOKS: 'true', ...fastSweeper(5000) } });
 const tenant = useTenant(stack, { dids: [did] });
 const processes: LoggedProcess[] = [];
 const sims: Simulator[] = [];
