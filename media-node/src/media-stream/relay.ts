@@ -6,7 +6,7 @@ import { connectApp } from './app-socket.js';
 import { connectedFrame, streamIdentity, type StreamIdentity } from './frames.js';
 import type { RelayHost } from './host.js';
 import { moduleFailure, startModuleStream, stopModuleStream } from './module.js';
-import { TICK_MS } from './slot-phase.js';
+import { TICK_MS } from './pacer.js';
 import { Running } from './running.js';
 import { publishStreamEnd, type StreamEnd } from './stream-end.js';
 import type { StartReport, StreamedSession, StreamRequest } from './types.js';

@@ -104,8 +104,6 @@ export class Running implements PlayoutSink, ChunkSink {
   private readonly onFreeswitch = (data: RawData, isBinary: boolean): void => {
     // A text frame would be the metadata of the start, and there is none.
     if (!isBinary) return;
-    // Its arrival shows where FreeSWITCH's slots begin, which the playouts' pacer fires before.
-    this.host.pacer.observeFrame();
     const pcm = toBuffer(data);
     for (const output of this.outputs) output.frame(pcm);
   };

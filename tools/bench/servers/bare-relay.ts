@@ -95,7 +95,6 @@ function attachFs(relay: Relay, fs: WebSocket): void {
   });
   fs.on('message', (data: RawData, isBinary: boolean) => {
     if (!isBinary || !Buffer.isBuffer(data)) return; // the metadata text frame
-    pacer.observeFrame(); // as the media node does: ticks just before FreeSWITCH's slots
     relay.chunk++;
     const media = {
       event: 'media',

@@ -12,7 +12,7 @@ import type { Channel, MediaBug } from '../core/channel.js';
 import type { SimContext } from '../core/context.js';
 import { channelHeaders } from '../core/channel-headers.js';
 import { encodeBytes } from '../esl/raw-text.js';
-import { CALL_RATE, FRAME_SAMPLES, nowSample, onEverySlot, slotOf } from './clock.js';
+import { CALL_RATE, FRAME_MS, FRAME_SAMPLES, nowSample, slotOf } from './clock.js';
 import { captureFrame, channelsOf, type MixType } from './stream-frames.js';
 import { parseStreamMessage } from './stream-message.js';
 import { StreamWriter } from './stream-writer.js';
@@ -81,11 +81,8 @@ type Phase =
 export class AudioStream implements MediaBug {
   private phase: Phase = { name: 'starting' };
   private readonly writer: StreamWriter;
-  /**
-   * The write thread's soft timer, on the tick every 20 ms timer shares; the same ticks pace
-   * the frames sent, so the server sees them arrive at the instant the write thread takes audio.
-   */
-  private readonly stopClock: () => void;
+  /** The write thread's soft timer; the same ticks pace the frames sent. */
+  private readonly clock: NodeJS.Timeout;
   private nextReadSlot = 0;
   private paused = false;
   private batch: Buffer[] = [];
@@ -104,12 +101,13 @@ export class AudioStream implements MediaBug {
     this.writer = new StreamWriter(
       capacity,
       (at, frame) => {
-        this.written.add(at);
+        // Keyed by the call's frame the write began in, as the read side takes frames.
+        this.written.add(slotOf(at));
         ch.audio.hear(at, frame);
       },
       nowSample(),
     );
-    this.stopClock = onEverySlot(() => this.tick());
+    this.clock = setInterval(() => this.tick(), FRAME_MS);
   }
 
   status(): StreamStatus {
@@ -242,7 +240,7 @@ export class AudioStream implements MediaBug {
     const ws = 'ws' in this.phase ? this.phase.ws : undefined;
     this.endPhase();
     this.phase = { name: 'closed' };
-    this.stopClock();
+    clearInterval(this.clock);
     this.writer.clear();
     if (ws) {
       ws.removeAllListeners();

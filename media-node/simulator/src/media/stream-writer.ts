@@ -1,10 +1,12 @@
 // mod_audio_stream's write side. injectRawAudio puts a message's samples into a small buffer
 // (20 ms × start rate/8000 × STREAM_BUFFER_SIZE/20 of call audio); the write thread takes one
-// 20 ms frame per tick of the call's clock when a whole frame is there (no silence fill) and
-// writes it into the call. What does not fit waits: the module's socket thread sleeps until
+// 20 ms frame per tick of its own timer when a whole frame is there (no silence fill) and
+// writes it into the call. That timer starts with the stream: FreeSWITCH 1.10.12 on Linux gives
+// every soft timer a timerfd of its own, so its ticks fall anywhere within the call's 20 ms
+// frames, a different place for every stream. What does not fit waits: the module's socket thread sleeps until
 // space frees, reading nothing meanwhile, so its server feels the back-pressure through TCP
 // (AudioStream pauses its socket while `waiting`).
-import { FRAME_SAMPLES, samplesToMs, slotOf } from './clock.js';
+import { FRAME_SAMPLES, samplesToMs } from './clock.js';
 
 interface Piece {
   readonly samples: Int16Array;
@@ -19,16 +21,18 @@ export class StreamWriter {
   private waitingSamples = 0;
   /** Messages that found the buffer too full and waited (its socket thread slept meanwhile). */
   private waits = 0;
-  private nextSlot: number;
+  /** The clock sample of the write thread's next tick. */
+  private nextTick: number;
 
   constructor(
     /** Buffer size in call samples. */
     private readonly capacity: number,
-    /** Where a frame goes: into what the call hears, at its slot on the clock. */
+    /** Where a frame goes: into what the call hears, from the clock sample of its tick. */
     private readonly write: (at: number, frame: Int16Array) => void,
+    /** The clock sample the write thread's timer started at: its ticks follow every 20 ms. */
     start: number,
   ) {
-    this.nextSlot = slotOf(start) + FRAME_SAMPLES;
+    this.nextTick = start + FRAME_SAMPLES;
   }
 
   /** A message is waiting for space in the buffer. */
@@ -53,7 +57,7 @@ export class StreamWriter {
   /** A decoded message arrives at clock sample `now`. */
   offer(samples: Int16Array, now: number): void {
     if (samples.length === 0) return;
-    // The write thread took its frames at the slots that have passed, though the simulator's
+    // The write thread took its frames at the ticks that have passed, though the simulator's
     // timer runs its ticks later: the room they left is there for this message.
     this.tick(now);
     this.waiting.push({ samples, since: now });
@@ -62,14 +66,14 @@ export class StreamWriter {
     if (this.waitingSamples > 0) this.waits++;
   }
 
-  /** The write thread's ticks up to clock sample `now`, each at its own slot. */
+  /** The write thread's ticks up to clock sample `now`, each at its own time. */
   tick(now: number): void {
-    while (this.nextSlot <= now) {
-      const slot = this.nextSlot;
-      const frame = this.take(slot);
-      if (frame) this.write(slot, frame);
-      this.nextSlot += FRAME_SAMPLES;
-      this.fill(slot);
+    while (this.nextTick <= now) {
+      const tick = this.nextTick;
+      const frame = this.take(tick);
+      if (frame) this.write(tick, frame);
+      this.nextTick += FRAME_SAMPLES;
+      this.fill(tick);
     }
   }
 
@@ -93,14 +97,14 @@ export class StreamWriter {
     }
   }
 
-  /** One frame for the tick at `slot`, if a whole one had arrived by then. */
-  private take(slot: number): Int16Array | undefined {
+  /** One frame for the tick at clock sample `tick`, if a whole one had arrived by then. */
+  private take(tick: number): Int16Array | undefined {
     if (this.buffered < FRAME_SAMPLES) return undefined;
     let counted = 0;
     for (const piece of this.buffer) {
       counted += piece.samples.length;
       if (counted >= FRAME_SAMPLES) {
-        if (piece.since > slot) return undefined;
+        if (piece.since > tick) return undefined;
         break;
       }
     }
