@@ -81,7 +81,10 @@ type Phase =
 export class AudioStream implements MediaBug {
   private phase: Phase = { name: 'starting' };
   private readonly writer: StreamWriter;
-  /** The write thread's soft timer; the same ticks pace the frames sent. */
+  /**
+   * The stream's timer: each tick sends the caller's frames read since the last and runs the write
+   * thread's ticks that have come (at their own times, StreamWriter).
+   */
   private readonly clock: NodeJS.Timeout;
   private nextReadSlot = 0;
   private paused = false;
@@ -105,7 +108,9 @@ export class AudioStream implements MediaBug {
         this.written.add(slotOf(at));
         ch.audio.hear(at, frame);
       },
-      nowSample(),
+      // The write thread's timer is a timerfd of its own, made as the stream starts and unrelated
+      // to the read ticks that send the caller's frames: its ticks fall anywhere in a frame.
+      nowSample() + Math.floor(Math.random() * FRAME_SAMPLES),
     );
     this.clock = setInterval(() => this.tick(), FRAME_MS);
   }
