@@ -51,6 +51,30 @@ describe('where the processes find Redis', () => {
     });
   });
 
+  it('REDIS_USERNAME and REDIS_SENTINEL_USERNAME: the ACL users of the servers and of the sentinels', () => {
+    expect(
+      load({
+        ...SENTINELS,
+        REDIS_SENTINEL_NAME: 'voicegw',
+        REDIS_USERNAME: 'gateway',
+        REDIS_PASSWORD: 'redis-secret',
+        REDIS_SENTINEL_USERNAME: 'watcher',
+        REDIS_SENTINEL_PASSWORD: 'sentinel-secret',
+      }),
+    ).toMatchObject({
+      username: 'gateway',
+      password: 'redis-secret',
+      sentinelUsername: 'watcher',
+      sentinelPassword: 'sentinel-secret',
+    });
+    expect(problems({ REDIS_URL: 'redis://r:6379', REDIS_USERNAME: 'gateway' })).toEqual([
+      'REDIS_USERNAME is only read with REDIS_SENTINELS: with REDIS_URL, the user goes in the URL',
+    ]);
+    expect(
+      problems({ ...SENTINELS, REDIS_SENTINEL_NAME: 'voicegw', REDIS_USERNAME: 'a b' }),
+    ).toEqual([expect.stringMatching(/^REDIS_USERNAME must match pattern/)]);
+  });
+
   it('refuses neither, both, or Sentinel variables without REDIS_SENTINELS, naming them', () => {
     expect(problems({})).toEqual(['REDIS_URL is required (or REDIS_SENTINELS)']);
     expect(

@@ -1,5 +1,7 @@
 // createRedis through Sentinel with passwords on both sides, as REDIS_PASSWORD and
-// REDIS_SENTINEL_PASSWORD give them: a primary with requirepass, a sentinel with its own.
+// REDIS_SENTINEL_PASSWORD give them: a primary with requirepass, a sentinel with its own; and
+// as ACL users (REDIS_USERNAME, REDIS_SENTINEL_USERNAME) on each.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   redisSentinelAvailable,
@@ -33,7 +35,9 @@ afterAll(async () => {
   await primary?.stop();
 });
 
-const endpoint = (passwords: { redis?: string; sentinel?: string }): RedisEndpoint => ({
+type SentinelEndpoint = Extract<RedisEndpoint, { kind: 'sentinel' }>;
+
+const endpoint = (passwords: { redis?: string; sentinel?: string }): SentinelEndpoint => ({
   kind: 'sentinel',
   sentinels: [{ host: '127.0.0.1', port: sentinel.port }],
   name: NAME,
@@ -66,6 +70,42 @@ describe('Redis through Sentinel, with passwords', () => {
   it('without the sentinel password, or with the wrong Redis password, gets no connection', async () => {
     expect(await role(endpoint({ redis: REDIS_PASSWORD }))).toMatch(/^failed: .*NOAUTH/);
     expect(await role(endpoint({ redis: 'wrong', sentinel: SENTINEL_PASSWORD }))).toMatch(
+      /^failed: .*WRONGPASS/,
+    );
+  });
+});
+
+/** Runs `ACL SETUSER <args>` on the server at `port` as its default user. */
+async function aclUser(port: number, password: string, args: readonly string[]): Promise<void> {
+  const redis = new Redis({ host: '127.0.0.1', port, password, lazyConnect: true });
+  try {
+    await redis.connect();
+    expect(await redis.call('ACL', 'SETUSER', ...args)).toBe('OK');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+describe('Redis through Sentinel, as ACL users', () => {
+  it('asks the sentinel as its user and reaches the primary as another; a wrong user gets nothing', async () => {
+    await aclUser(primary.port, REDIS_PASSWORD, [
+      'gateway',
+      'on',
+      '>gateway-secret',
+      '~*',
+      '&*',
+      '+@all',
+    ]);
+    await aclUser(sentinel.port, SENTINEL_PASSWORD, ['watcher', 'on', '>watcher-secret', '+@all']);
+    const asUsers: SentinelEndpoint = {
+      ...endpoint({ redis: 'gateway-secret', sentinel: 'watcher-secret' }),
+      username: 'gateway',
+      sentinelUsername: 'watcher',
+    };
+    expect(await role(asUsers)).toBe('master');
+    // The default user's password under the ACL user's name, on either side: refused.
+    expect(await role({ ...asUsers, password: REDIS_PASSWORD })).toMatch(/^failed: .*WRONGPASS/);
+    expect(await role({ ...asUsers, sentinelPassword: SENTINEL_PASSWORD })).toMatch(
       /^failed: .*WRONGPASS/,
     );
   });

@@ -176,6 +176,24 @@ export const RENDERS: readonly RenderCase[] = [
     ],
   },
   {
+    name: 'Redis through Sentinel as ACL users',
+    args: [
+      ...TRUNK,
+      '--set',
+      'redis.sentinel.addresses={sentinel-0.redis:26379}',
+      '--set',
+      'redis.sentinel.name=voicegw',
+      '--set',
+      'redis.sentinel.username=watcher',
+      '--set',
+      'redis.sentinel.password=sentinel-secret',
+      '--set',
+      'redis.username=gateway',
+      '--set',
+      'redis.password=redis-secret',
+    ],
+  },
+  {
     name: 'Redis through Sentinel, passwords in an existing Secret',
     args: [
       ...TRUNK,
@@ -311,6 +329,11 @@ export const REJECTS: readonly RejectCase[] = [
     name: 'a Redis password beside the URL',
     args: [...TRUNK, '--set', 'redis.password=secret'],
     expect: ['redis.password is read with redis.sentinel.addresses only'],
+  },
+  {
+    name: 'a Redis user beside the URL',
+    args: [...TRUNK, '--set', 'redis.username=gateway'],
+    expect: ['redis.username is read with redis.sentinel.addresses only'],
   },
   // The FreeSWITCH configuration: dialing needs its trunk, under the name the template dials.
   {

@@ -80,6 +80,14 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ join "," $redis.sentinel.addresses | quote }}
 - name: REDIS_SENTINEL_NAME
   value: {{ $redis.sentinel.name | quote }}
+{{- if $redis.username }}
+- name: REDIS_USERNAME
+  value: {{ $redis.username | quote }}
+{{- end }}
+{{- if $redis.sentinel.username }}
+- name: REDIS_SENTINEL_USERNAME
+  value: {{ $redis.sentinel.username | quote }}
+{{- end }}
 {{- range $variable, $password := dict "REDIS_PASSWORD" (list "redis-password" $redis.password) "REDIS_SENTINEL_PASSWORD" (list "redis-sentinel-password" $redis.sentinel.password) }}
 {{- if or $existing (last $password) }}
 - name: {{ $variable }}
@@ -93,6 +101,9 @@ app.kubernetes.io/component: {{ .component }}
 {{- else }}
 {{- if $redis.password }}
 {{- fail "redis.password is read with redis.sentinel.addresses only: with redis.url, put the password in the URL" }}
+{{- end }}
+{{- if $redis.username }}
+{{- fail "redis.username is read with redis.sentinel.addresses only: with redis.url, put the user in the URL" }}
 {{- end }}
 - name: REDIS_URL
   valueFrom:

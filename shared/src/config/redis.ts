@@ -34,6 +34,23 @@ export const RedisEnv = {
         '`REDIS_SENTINELS`.',
     }),
   ),
+  REDIS_USERNAME: Type.Optional(
+    Type.String({
+      pattern: '^[^\\s]{1,128}$',
+      description:
+        'With `REDIS_SENTINELS`: the ACL user the processes log in to the Redis servers as ' +
+        '(`AUTH <user> <password>`, Redis 6+), with `REDIS_PASSWORD`; unset, the default user. ' +
+        'With `REDIS_URL` the user goes in the URL.',
+    }),
+  ),
+  REDIS_SENTINEL_USERNAME: Type.Optional(
+    Type.String({
+      pattern: '^[^\\s]{1,128}$',
+      description:
+        "With `REDIS_SENTINELS`: the ACL user of the sentinels' own, with " +
+        '`REDIS_SENTINEL_PASSWORD`; unset, the default user.',
+    }),
+  ),
   REDIS_PASSWORD: Type.Optional(
     Type.String({
       description:
@@ -53,7 +70,13 @@ export const RedisEnv = {
 type RedisVariables = Static<TObject<typeof RedisEnv>>;
 
 /** Read only when Redis is reached through Sentinel. */
-const SENTINEL_ONLY = ['REDIS_SENTINEL_NAME', 'REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD'] as const;
+const SENTINEL_ONLY = [
+  'REDIS_SENTINEL_NAME',
+  'REDIS_USERNAME',
+  'REDIS_PASSWORD',
+  'REDIS_SENTINEL_USERNAME',
+  'REDIS_SENTINEL_PASSWORD',
+] as const;
 
 export interface SentinelAddress {
   readonly host: string;
@@ -68,7 +91,11 @@ export type RedisEndpoint =
       readonly sentinels: readonly SentinelAddress[];
       /** The primary's name in Sentinel. */
       readonly name: string;
+      /** The Redis servers' ACL user (the default user when unset) and password. */
+      readonly username?: string;
       readonly password: string | undefined;
+      /** The sentinels' own ACL user and password. */
+      readonly sentinelUsername?: string;
       readonly sentinelPassword: string | undefined;
     };
 
@@ -89,7 +116,8 @@ export function redisEndpoint(config: RedisVariables): RedisEndpoint {
     const problems = SENTINEL_ONLY.filter((name) => config[name] !== undefined).map(
       (name) =>
         `${name} is only read with REDIS_SENTINELS` +
-        (name === 'REDIS_PASSWORD' ? ': with REDIS_URL, the password goes in the URL' : ''),
+        (name === 'REDIS_PASSWORD' ? ': with REDIS_URL, the password goes in the URL' : '') +
+        (name === 'REDIS_USERNAME' ? ': with REDIS_URL, the user goes in the URL' : ''),
     );
     if (url === undefined) problems.unshift('REDIS_URL is required (or REDIS_SENTINELS)');
     if (problems.length > 0 || url === undefined) throw new ConfigError(problems);
@@ -106,7 +134,11 @@ export function redisEndpoint(config: RedisVariables): RedisEndpoint {
     kind: 'sentinel',
     sentinels,
     name,
+    ...(config.REDIS_USERNAME === undefined ? {} : { username: config.REDIS_USERNAME }),
     password: config.REDIS_PASSWORD,
+    ...(config.REDIS_SENTINEL_USERNAME === undefined
+      ? {}
+      : { sentinelUsername: config.REDIS_SENTINEL_USERNAME }),
     sentinelPassword: config.REDIS_SENTINEL_PASSWORD,
   };
 }

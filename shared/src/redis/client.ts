@@ -47,7 +47,9 @@ function sentinelOptions(endpoint: Extract<RedisEndpoint, { kind: 'sentinel' }>)
   return {
     sentinels: [...endpoint.sentinels],
     name: endpoint.name,
+    username: endpoint.username,
     password: endpoint.password,
+    sentinelUsername: endpoint.sentinelUsername,
     sentinelPassword: endpoint.sentinelPassword,
     // A sentinel that accepts the connection and then never answers must not hold the
     // reconnect up: the next one is asked instead.
