@@ -13,6 +13,15 @@ export interface RenderCase {
 /** The one value a default install must add: the SIP trunk the default dial template dials. */
 const TRUNK = ['--set', 'freeswitch.trunk.proxy=sip.carrier.example:5060'] as const;
 
+/** One sentinel and the primary's name: Redis through Sentinel, with the trunk. */
+const ONE_SENTINEL = [
+  ...TRUNK,
+  '--set',
+  'redis.sentinel.addresses={sentinel-0.redis:26379}',
+  '--set',
+  'redis.sentinel.name=voicegw',
+] as const;
+
 /** The gateway the values of TRUNK alone become (the other settings' defaults). */
 const TRUNK_GATEWAY: GatewaySettings = {
   proxy: 'sip.carrier.example:5060',
@@ -178,11 +187,7 @@ export const RENDERS: readonly RenderCase[] = [
   {
     name: 'Redis through Sentinel as ACL users',
     args: [
-      ...TRUNK,
-      '--set',
-      'redis.sentinel.addresses={sentinel-0.redis:26379}',
-      '--set',
-      'redis.sentinel.name=voicegw',
+      ...ONE_SENTINEL,
       '--set',
       'redis.sentinel.username=watcher',
       '--set',
@@ -195,15 +200,7 @@ export const RENDERS: readonly RenderCase[] = [
   },
   {
     name: 'Redis through Sentinel, passwords in an existing Secret',
-    args: [
-      ...TRUNK,
-      '--set',
-      'redis.sentinel.addresses={sentinel-0.redis:26379}',
-      '--set',
-      'redis.sentinel.name=voicegw',
-      '--set',
-      'secrets.existingSecret=voicegw-secrets',
-    ],
+    args: [...ONE_SENTINEL, '--set', 'secrets.existingSecret=voicegw-secrets'],
   },
 ];
 
