@@ -41,6 +41,12 @@ export interface Ending {
   readonly detached?: boolean;
 }
 
+/**
+ * Whether the module may still be on the call as the stream ends, and so must be told to stop:
+ * not after a hangup (FreeSWITCH removes it with the channel) nor after its own `::error`.
+ */
+const moduleAttached = (ending: Ending): boolean => ending.reason !== 'hangup' && !ending.detached;
+
 /** Where a stream is: each phase holds exactly the sockets it has. */
 type Phase =
   | { readonly name: 'connecting' }
@@ -296,7 +302,7 @@ export class Relay {
     try {
       if (phase.name === 'running') {
         const stats = phase.running.finish(ending.reason);
-        if (ending.reason !== 'hangup' && !ending.detached) {
+        if (moduleAttached(ending)) {
           if (request.bidirectional) await sleep(MODULE_DRAIN_MS);
           await stopModuleStream(session.channel, session.log);
         }
@@ -315,9 +321,7 @@ export class Relay {
       if (phase.name === 'starting') {
         phase.app.close(1011, 'stream failed');
         // The module may have taken the start without connecting: it must not stay attached.
-        if (ending.reason !== 'hangup' && !ending.detached) {
-          await stopModuleStream(session.channel, session.log, true);
-        }
+        if (moduleAttached(ending)) await stopModuleStream(session.channel, session.log, true);
       }
       session.log.info({ stream_id: this.id, reason: ending.failure }, 'media stream failed');
       await this.publishEnd({

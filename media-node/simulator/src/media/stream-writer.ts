@@ -1,11 +1,11 @@
 // mod_audio_stream's write side. injectRawAudio puts a message's samples into a small buffer
 // (20 ms × start rate/8000 × STREAM_BUFFER_SIZE/20 of call audio); the write thread takes one
 // 20 ms frame per tick of its own timer when a whole frame is there (no silence fill) and
-// writes it into the call. That timer starts with the stream: FreeSWITCH 1.10.12 on Linux gives
-// every soft timer a timerfd of its own, so its ticks fall anywhere within the call's 20 ms
-// frames, a different place for every stream. What does not fit waits: the module's socket thread sleeps until
-// space frees, reading nothing meanwhile, so its server feels the back-pressure through TCP
-// (AudioStream pauses its socket while `waiting`).
+// writes it into the call. FreeSWITCH 1.10.12 on Linux gives every soft timer a timerfd of its
+// own, so those ticks fall anywhere within the call's 20 ms frames, a different place for every
+// stream. What does not fit waits: the module's socket thread sleeps until space frees, reading
+// nothing meanwhile, so its server feels the back-pressure through TCP (AudioStream pauses its
+// socket while `waiting`).
 import { FRAME_SAMPLES, samplesToMs } from './clock.js';
 
 interface Piece {
