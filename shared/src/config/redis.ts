@@ -78,6 +78,12 @@ const SENTINEL_ONLY = [
   'REDIS_SENTINEL_PASSWORD',
 ] as const;
 
+/** What of a Sentinel-only variable a `REDIS_URL` carries itself. */
+const IN_THE_URL: Partial<Record<(typeof SENTINEL_ONLY)[number], string>> = {
+  REDIS_USERNAME: 'user',
+  REDIS_PASSWORD: 'password',
+};
+
 export interface SentinelAddress {
   readonly host: string;
   readonly port: number;
@@ -116,8 +122,7 @@ export function redisEndpoint(config: RedisVariables): RedisEndpoint {
     const problems = SENTINEL_ONLY.filter((name) => config[name] !== undefined).map(
       (name) =>
         `${name} is only read with REDIS_SENTINELS` +
-        (name === 'REDIS_PASSWORD' ? ': with REDIS_URL, the password goes in the URL' : '') +
-        (name === 'REDIS_USERNAME' ? ': with REDIS_URL, the user goes in the URL' : ''),
+        (IN_THE_URL[name] ? `: with REDIS_URL, the ${IN_THE_URL[name]} goes in the URL` : ''),
     );
     if (url === undefined) problems.unshift('REDIS_URL is required (or REDIS_SENTINELS)');
     if (problems.length > 0 || url === undefined) throw new ConfigError(problems);
