@@ -169,3 +169,41 @@ describe('admitInbound-5.lua', () => {
     });
   });
 });
+
+describe('routeEvents-1.lua', () => {
+  const cursor = keys.eventRouterCursor();
+  const fields = { appField: 'app', bodyField: 'e', sourceField: 'src' };
+  const shard = (n: number): string => keys.eventShard(n);
+  const step = (from: string, to: string, events: string[]) =>
+    scripts.run(lua.routeEvents({ cursor }, { from, to, ...fields, events }));
+
+  it('appends a batch to its shard streams in order and moves the cursor with it', async () => {
+    await redis.del(cursor, shard(0), shard(1));
+    const events = [shard(0), 'a', '{"n":1}', '1-1', shard(1), 'b', '{"n":2}', '1-2'];
+    events.push(shard(0), 'a', '{"n":3}', '1-3');
+    expect(await step('0-0', '1-3', events)).toBe(0);
+
+    expect(await redis.get(cursor)).toBe('1-3');
+    const zero = await redis.xrange(shard(0), '-', '+');
+    expect(zero.map(([, f]) => f)).toEqual([
+      ['app', 'a', 'e', '{"n":1}', 'src', '1-1'],
+      ['app', 'a', 'e', '{"n":3}', 'src', '1-3'],
+    ]);
+    expect((await redis.xrange(shard(1), '-', '+')).map(([, f]) => f)).toEqual([
+      ['app', 'b', 'e', '{"n":2}', 'src', '1-2'],
+    ]);
+    // A sink that stored its events itself (Kafka) passes none: the cursor alone moves.
+    expect(await step('1-3', '1-9', [])).toBe(0);
+    expect(await redis.get(cursor)).toBe('1-9');
+  });
+
+  it('refuses a router whose cursor moved under it, and writes nothing', async () => {
+    await redis.del(cursor, shard(2));
+    await redis.set(cursor, '5-0');
+    expect(await step('4-0', '6-0', [shard(2), 'a', '{}', '6-0'])).toBe(
+      ScriptCode.ROUTER_DISPLACED,
+    );
+    expect(await redis.get(cursor)).toBe('5-0');
+    expect(await redis.exists(shard(2))).toBe(0);
+  });
+});

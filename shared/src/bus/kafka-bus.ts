@@ -14,7 +14,13 @@ import type { RedisKeys } from '../redis/keys.js';
 import { kafkaSocketFactory } from './kafka-socket.js';
 import { LeaseKeeper } from './lease.js';
 import { OffsetTrack } from './offset-track.js';
-import { IngestRouter, type IngestEntry, type RouterSink } from './router.js';
+import {
+  IngestRouter,
+  SOURCE_FIELD,
+  type IngestEntry,
+  type RouterSink,
+  type ShardAppend,
+} from './router.js';
 import { offsetPosition } from './shard.js';
 import type { BusEvent, BusHandler, EventBus } from './types.js';
 
@@ -49,13 +55,23 @@ export class KafkaSink implements RouterSink {
     private readonly topic: string,
   ) {}
 
-  async forward(entries: readonly IngestEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    await this.producer.send({
-      topic: this.topic,
-      acks: -1,
-      messages: entries.map((e) => ({ key: e.appId, value: e.body, headers: { src: e.id } })),
-    });
+  /**
+   * Stored in the topic before the router's step moves its cursor: a router displaced meanwhile
+   * has forwarded a batch its successor forwards again, with the same event ids (at least once).
+   */
+  async forward(entries: readonly IngestEntry[]): Promise<readonly ShardAppend[]> {
+    if (entries.length > 0) {
+      await this.producer.send({
+        topic: this.topic,
+        acks: -1,
+        messages: entries.map((e) => ({
+          key: e.appId,
+          value: e.body,
+          headers: { [SOURCE_FIELD]: e.id },
+        })),
+      });
+    }
+    return [];
   }
 
   async close(): Promise<void> {

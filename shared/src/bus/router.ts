@@ -1,9 +1,12 @@
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RedisEndpoint } from '../config/redis.js';
 import { EVENT_FIELDS } from '../events/publisher.js';
 import type { Logger } from '../logger.js';
 import { createRedis } from '../redis/client.js';
 import type { RedisKeys } from '../redis/keys.js';
+import { SCRIPT_BUILDERS as lua } from '../redis/lua/index.js';
+import { failureCode, ScriptCode } from '../redis/script-codes.js';
+import { LuaScripts } from '../redis/scripts.js';
 import type { Lease, LeaseKeeper } from './lease.js';
 
 /** One entry of the ingest stream. */
@@ -15,13 +18,24 @@ export interface IngestEntry {
   readonly body: string;
 }
 
+/** One event as the router's step appends it to a shard stream. */
+export interface ShardAppend {
+  /** The shard stream's key. */
+  readonly stream: string;
+  readonly entry: IngestEntry;
+}
+
+/** Stream field of a shard entry: the id of the ingest entry it was forwarded from. */
+export const SOURCE_FIELD = 'src';
+
 /** Where the router puts events: the Redis shard streams or the Kafka topic. */
 export interface RouterSink {
   /**
-   * Forwards entries in order. A Redis sink queues its writes on `tx`, which commits them
-   * together with the router's cursor; another sink must have them stored when it resolves.
+   * Forwards entries in order. A sink in Redis returns them as shard appends, which the
+   * router's step (routeEvents-1.lua) makes together with moving its cursor; a sink elsewhere
+   * has them stored when it resolves, and returns none.
    */
-  forward(entries: readonly IngestEntry[], tx: ChainableCommander): Promise<void>;
+  forward(entries: readonly IngestEntry[]): Promise<readonly ShardAppend[]>;
   close(): Promise<void>;
 }
 
@@ -76,9 +90,9 @@ function whenLost(lease: Lease): { lost: Promise<never>; cancel: () => void } {
 
 /**
  * Moves events from the ingest stream onto the bus, in stream order, under a lease so that one
- * router runs at a time. The cursor (the last forwarded id) is written in the same transaction
- * as a Redis sink's writes and guarded by WATCH, so a displaced router cannot write behind its
- * successor; entries are trimmed from the ingest stream once forwarded.
+ * router runs at a time. The cursor (the last forwarded id) moves in one script step with a
+ * Redis sink's appends, and only from where this router left it, so a displaced router cannot
+ * write behind its successor; entries are trimmed from the ingest stream once forwarded.
  */
 export class IngestRouter {
   private lease: Lease | undefined;
@@ -151,6 +165,7 @@ export class IngestRouter {
 
   private async forward(lease: Lease, connection: Redis, lost: Promise<never>): Promise<void> {
     const { keys, log } = this.o;
+    const scripts = new LuaScripts(connection);
     let failures = 0;
     while (!this.stopped && lease.valid()) {
       try {
@@ -168,7 +183,7 @@ export class IngestRouter {
         ]);
         const entries = (reply?.[0]?.[1] ?? []) as Entry[];
         if (entries.length > 0 && lease.valid()) {
-          await Promise.race([this.route(connection, entries), lost]);
+          await Promise.race([this.route(scripts, entries), lost]);
         }
         failures = 0;
       } catch (err) {
@@ -185,7 +200,7 @@ export class IngestRouter {
     }
   }
 
-  private async route(connection: Redis, raw: readonly Entry[]): Promise<void> {
+  private async route(scripts: LuaScripts, raw: readonly Entry[]): Promise<void> {
     const { keys } = this.o;
     const last = raw[raw.length - 1]?.[0] ?? this.cursor;
     const entries: IngestEntry[] = [];
@@ -195,24 +210,24 @@ export class IngestRouter {
       if (appId && body) entries.push({ id, appId, body });
       else this.o.log.error({ id }, 'ingest entry without app or body skipped');
     }
-    // WATCH and GET in one write: one round trip, not two.
-    const [, stored] = await Promise.all([
-      connection.watch(keys.eventRouterCursor()),
-      connection.get(keys.eventRouterCursor()),
-    ]);
-    if ((stored ?? '0-0') !== this.cursor) {
-      await connection.unwatch();
-      throw new RouterDisplaced();
+    const events: string[] = [];
+    for (const { stream, entry } of await this.o.sink.forward(entries)) {
+      events.push(stream, entry.appId, entry.body, entry.id);
     }
-    const tx = connection.multi();
-    try {
-      await this.o.sink.forward(entries, tx);
-    } catch (err) {
-      await connection.unwatch().catch(() => undefined);
-      throw err;
-    }
-    tx.set(keys.eventRouterCursor(), last);
-    if ((await tx.exec()) === null) throw new RouterDisplaced();
+    const reply = await scripts.run(
+      lua.routeEvents(
+        { cursor: keys.eventRouterCursor() },
+        {
+          from: this.cursor,
+          to: last,
+          appField: EVENT_FIELDS.app,
+          bodyField: EVENT_FIELDS.body,
+          sourceField: SOURCE_FIELD,
+          events,
+        },
+      ),
+    );
+    if (failureCode(reply) === ScriptCode.ROUTER_DISPLACED) throw new RouterDisplaced();
     this.cursor = last;
     // Once a second while events flow, and never while none do.
     this.trimTimer ??= setTimeout(() => {

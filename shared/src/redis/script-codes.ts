@@ -66,6 +66,8 @@ export const ScriptCode = {
   BRIDGED: -36,
   /** unbridge: the session's bridge peer is not the one the caller read: read again. */
   BRIDGE_PEER_CHANGED: -37,
+  /** The event router's cursor is not where this router left it: another router holds it. */
+  ROUTER_DISPLACED: -38,
 } as const;
 
 export type ScriptCodeName = keyof typeof ScriptCode;

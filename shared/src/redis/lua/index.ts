@@ -23,6 +23,7 @@ import { replayDeadLetters } from './replayDeadLetters.js';
 import { retryLaneNow } from './retryLaneNow.js';
 import { roomControl } from './roomControl.js';
 import { roomPlaybackDone } from './roomPlaybackDone.js';
+import { routeEvents } from './routeEvents.js';
 import { sessionCommands } from './sessionCommands.js';
 import { settleLane } from './settleLane.js';
 import { streamEnded } from './streamEnded.js';
@@ -60,6 +61,7 @@ export const SCRIPT_BUILDERS = {
   retryLaneNow,
   roomControl,
   roomPlaybackDone,
+  routeEvents,
   sessionCommands,
   settleLane,
   streamEnded,
