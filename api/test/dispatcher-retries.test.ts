@@ -108,6 +108,7 @@ describe('retries', () => {
     const replay = await adminRequest(api, 'POST', '/admin/apps/broken/dead-letters/replay');
     expect(replay.statusCode).toBe(200);
     expect(replay.json()).toEqual({ success: true, app_id: 'broken', replayed: 3 });
+    // No lane waits, so the dispatcher's own poll is 30 s away: the replay's announcement wakes it.
     await receiver.until(() => receiver.of('broken').length === 15);
     const replayed = receiver.of('broken').slice(12);
     expect(replayed.map((r) => r.headers['webhook-id'])).toEqual(published.map((e) => e.event_id));

@@ -262,7 +262,8 @@ describe('a Sentinel failover under command and call load', () => {
 
     // The blocking readers and the subscribers are on the new primary, by connection name.
     const names = await redis.onServer(ports.replica, (r) => r.client('LIST') as Promise<string>);
-    for (const name of ['media-node:commands', 'dispatcher:bus', 'dispatcher:router']) {
+    const readers = ['media-node:commands', 'dispatcher:bus', 'dispatcher:router'];
+    for (const name of [...readers, 'dispatcher:lanes-woken']) {
       expect(names).toContain(`name=${name} `);
     }
     expect(names.match(/name=api:apps-changed /g)).toHaveLength(2); // the api's, the dispatcher's

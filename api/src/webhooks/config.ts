@@ -99,7 +99,7 @@ export const DispatcherEnv = Type.Object({
     250,
     10,
     'How often the retry lanes are checked for attempts that are due, while any lane waits in ' +
-      "the dispatcher's partitions (every 2 s while none does).",
+      "the dispatcher's partitions (every 30 s while none does: a dead-letter replay is announced).",
   ),
   REDIS_COMMAND_TIMEOUT_MS: ms(
     5000,

@@ -35,7 +35,8 @@ export class DeadLetters {
 
   /**
    * Puts dead letters (all, or those named) back at the end of the app's retry lane, in their
-   * order; the dispatcher delivers them with their original webhook-id. Returns how many.
+   * order, and tells the dispatchers; the one that owns the app delivers them with their original
+   * webhook-id. Returns how many.
    */
   async replay(appId: string, eventIds?: readonly string[]): Promise<number> {
     const { keys } = this;
@@ -54,6 +55,8 @@ export class DeadLetters {
         { appId, now: Date.now(), eventIds: eventIds ? JSON.stringify(eventIds) : '' },
       ),
     );
+    // A lost announcement costs a wait for the dispatcher's idle poll, never the events.
+    if (Number(replayed) > 0) await this.redis.publish(keys.webhookLanesWoken(), partition);
     return Number(replayed);
   }
 }

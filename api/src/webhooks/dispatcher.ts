@@ -8,12 +8,12 @@ export interface DispatcherContext extends WorkerContext {
 }
 
 /**
- * How often they are polled while none has a lane. Only a dead-letter replay (the api) starts a
- * lane this process did not park, and its events go out within this; every other lane is seen
- * at once (parked here, or read on taking the partition over), and retry-now acts on a lane
- * that exists, so within the full rate.
+ * How often they are polled while none has a lane. Every lane is seen at once otherwise: parked
+ * here, read on taking the partition over, or announced by the api's dead-letter replay (`wake`),
+ * the one lane this process did not park; retry-now acts on a lane that exists, so within the
+ * full rate. This poll only bounds a replay whose announcement was lost.
  */
-const IDLE_POLL_MS = 2000;
+const IDLE_POLL_MS = 30_000;
 
 interface Envelope {
   readonly event?: unknown;
@@ -69,6 +69,11 @@ export class WebhookDispatcher implements BusHandler {
     const queues = [...this.queues.values()].filter((q) => q.partition === partition);
     for (const queue of queues) this.queues.delete(queue.appId);
     await Promise.all(queues.map((queue) => queue.revoke()));
+  }
+
+  /** A lane may have been filled elsewhere (a replay was announced): polls now. */
+  wake(): void {
+    this.pollWithin(0);
   }
 
   stop(): void {

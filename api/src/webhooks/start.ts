@@ -17,6 +17,7 @@ import { AppStore } from '../domain/apps.js';
 import type { Resolver } from '../domain/webhook-url.js';
 import { AppHealth } from './app-health.js';
 import { WebhookDispatcher } from './dispatcher.js';
+import { subscribeLaneWakeups } from './lane-wakeups.js';
 import { Lanes } from './lanes.js';
 import { Limit } from './limit.js';
 import { DispatcherMetrics } from './metrics.js';
@@ -113,6 +114,12 @@ export async function startDispatcher(
     ack,
   });
   stats.source = dispatcher;
+  const wakeups = await subscribeLaneWakeups(
+    config.redisEndpoint,
+    keys,
+    () => dispatcher.wake(),
+    (err) => log.warn({ err }, 'lanes channel error'),
+  );
   // Answers a dead media node's commands and ends its calls even when no media node survives.
   const sweeper = new OrphanSweeper(
     { redis, keys, scripts, log, sessionGraceMs: config.SESSION_GRACE_SEC * 1000 },
@@ -142,6 +149,7 @@ export async function startDispatcher(
     await bus.start(dispatcher);
   } catch (err) {
     dispatcher.stop();
+    wakeups.disconnect();
     await server?.close();
     await Promise.allSettled([sender.close(), apps.stop()]);
     redis.disconnect();
@@ -160,6 +168,7 @@ export async function startDispatcher(
       await bus.stop();
       dispatcher.stop();
       await Promise.allSettled([
+        wakeups.quit(),
         sweeper.stop(),
         sender.close(),
         apps.stop(),

@@ -181,6 +181,13 @@ export class RedisKeys {
   webhookLanesDue(partition: string): string {
     return `${this.prefix}:wh:due:${partition}`;
   }
+  /**
+   * Pub/sub channel announcing the partition of a lane the api filled (a dead-letter replay), the
+   * one kind of lane no dispatcher parked itself.
+   */
+  webhookLanesWoken(): string {
+    return `${this.prefix}:wh:woken`;
+  }
   /** List: an app's dead-lettered events, oldest first, capped. */
   webhookDeadLetters(appId: string): string {
     return `${this.prefix}:wh:dead:${appId}`;
