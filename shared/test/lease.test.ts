@@ -16,10 +16,11 @@ afterAll(async () => {
   await server.stop();
 });
 
-const keeper = (ttlMs = 5000) => {
+/** `commandTimeoutMs` 0: a command waits for its reply however long that takes. */
+const keeper = (ttlMs = 5000, commandTimeoutMs = 500) => {
   const redis = createRedis(
     { kind: 'url', url: server.url },
-    { name: 'lease-test', commandTimeoutMs: 500 },
+    { name: 'lease-test', ...(commandTimeoutMs ? { commandTimeoutMs } : {}) },
   );
   redis.on('error', () => undefined);
   clients.push(redis);
@@ -50,6 +51,28 @@ describe('LeaseKeeper', () => {
     for (const lease of held) await lease?.release();
     expect(await redis.exists(...resources.slice(1))).toBe(0);
     expect(await redis.get(resources[0]!)).toBe('another-holder');
+  });
+
+  it('loses a lease whose extension never answers on the first round after it ran out', async () => {
+    const { leases } = keeper(600, 0);
+    const resource = `lease-${randomUUID()}`;
+    const lost: number[] = [];
+    const lease = await leases.tryAcquire(resource, () => lost.push(Date.now()));
+    expect(lease?.valid()).toBe(true);
+
+    // A script busy for 2.5 s holds every other command, the extensions included, unanswered.
+    const busy = createRedis({ kind: 'url', url: server.url }, { name: 'lease-test-busy' });
+    busy.on('error', () => undefined);
+    clients.push(busy);
+    const busyFor = `local t = redis.call('TIME')
+      local till = (t[1] * 1000000 + t[2]) + ARGV[1] * 1000
+      repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= till
+      return 1`;
+    const busyEnded = busy.eval(busyFor, 0, 2500).then(() => Date.now());
+
+    await expect.poll(() => lost.length, { timeout: 2000 }).toBe(1);
+    expect(lease?.valid()).toBe(false);
+    expect(lost[0]).toBeLessThan(await busyEnded);
   });
 
   it('logs a Redis error as a warning with the error, and contention not at all', async () => {

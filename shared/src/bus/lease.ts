@@ -27,8 +27,8 @@ const driftMs = (ttlMs: number): number => Math.round(DRIFT_FACTOR * ttlMs) + 2;
  * Takes leases on Redis resources with redlock and keeps them alive: every third of the TTL (a
  * round) all of them are extended in one script run (extendLeases-n.lua); a lease whose value is
  * gone is lost at once, and when extending keeps failing until a lease expires, it is lost too
- * (`onLost` runs). A holder that dies (kill -9) stops extending, so another process takes the
- * resource over within one TTL. The holder's own periodic work shares the round (`onRound`), so
+ * (`onLost` runs), as is one found expired on a round (its extension never answered). A holder
+ * that dies (kill -9) stops extending, so another process takes the resource over within one TTL. The holder's own periodic work shares the round (`onRound`), so
  * its commands leave in the same write: a dispatcher holds a lease per shard (16 by default) and
  * the router's, and a timer and a redlock extension each woke it ten times a second.
  */
@@ -101,6 +101,7 @@ export class LeaseKeeper {
   private tick(): void {
     if (this.held.size > 0 || this.rounds.size > 0) {
       this.timer ??= setInterval(() => {
+        for (const lease of this.held) if (!lease.valid()) lease.lose();
         void this.extendAll();
         for (const work of this.rounds) work();
       }, this.roundMs);

@@ -57,8 +57,8 @@ type Entry = [id: string, fields: string[]];
 const TRIM_DELAY_MS = 1000;
 /**
  * How long one XREAD waits for events. Nothing needs it to return sooner: a lost lease and a stop
- * interrupt it (whenLost, disconnect); each return with nothing is a wake-up of the dispatcher
- * and of Redis.
+ * interrupt it (`lost`, disconnect); each return with nothing is a wake-up of the dispatcher and
+ * of Redis.
  */
 const BLOCK_MS = 30_000;
 
@@ -67,26 +67,6 @@ class RouterDisplaced extends Error {}
 
 /** The router's lease ran out while it waited on Redis. */
 class LeaseLost extends Error {}
-
-/**
- * Rejects once `lease` is no longer valid, checked when it would run out (again at its new
- * expiry whenever it was extended meanwhile); `cancel` stops checking. What the router awaits
- * races with it: an ioredis client disconnected while it waits to reconnect (as the lease's loss
- * does) never settles the commands it holds, so a router waiting on one would keep its stale
- * lease object, and no new router would start, for good.
- */
-function whenLost(lease: Lease): { lost: Promise<never>; cancel: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const lost = new Promise<never>((_resolve, reject) => {
-    const check = (): void => {
-      if (!lease.valid()) reject(new LeaseLost());
-      else timer = setTimeout(check, lease.expiresAt() - Date.now() + 1);
-    };
-    check();
-  });
-  lost.catch(() => undefined);
-  return { lost, cancel: () => clearTimeout(timer) };
-}
 
 /**
  * Moves events from the ingest stream onto the bus, in stream order, under a lease so that one
@@ -111,9 +91,20 @@ export class IngestRouter {
   /** Takes the router lease when nobody holds it (called on every balancing tick). */
   async tick(): Promise<void> {
     if (this.stopped || this.lease) return;
-    const lease = await this.o.leases.tryAcquire(this.o.keys.eventRouterLease(), () =>
-      this.connection?.disconnect(),
-    );
+    // Rejects once the lease is lost (its keeper ends it on a failed extension, or on the first
+    // round after it ran out). What the router awaits races with it: an ioredis client
+    // disconnected while it waits to reconnect (as the loss does) never settles the commands it
+    // holds, so a router waiting on one would keep its stale lease, and no new router would
+    // start, for good.
+    let lose = (): void => undefined;
+    const lost = new Promise<never>((_resolve, reject) => {
+      lose = () => reject(new LeaseLost());
+    });
+    lost.catch(() => undefined);
+    const lease = await this.o.leases.tryAcquire(this.o.keys.eventRouterLease(), () => {
+      lose();
+      this.connection?.disconnect();
+    });
     if (!lease) return;
     if (this.stopped) {
       await lease.release();
@@ -123,7 +114,7 @@ export class IngestRouter {
     this.o.log.info('routing the ingest stream onto the bus');
     this.connection = createRedis(this.o.redisEndpoint, { name: 'dispatcher:router' });
     this.connection.on('error', (err) => this.o.log.debug({ err }, 'router connection error'));
-    this.loop = this.run(lease, this.connection).finally(() => this.retire());
+    this.loop = this.run(lease, this.connection, lost).finally(() => this.retire());
   }
 
   async stop(): Promise<void> {
@@ -143,19 +134,15 @@ export class IngestRouter {
     await lease?.release();
   }
 
-  private async run(lease: Lease, connection: Redis): Promise<void> {
-    const { log } = this.o;
-    const { lost, cancel } = whenLost(lease);
+  private async run(lease: Lease, connection: Redis, lost: Promise<never>): Promise<void> {
     try {
       this.cursor = await Promise.race([this.readCursor(connection), lost]);
       await this.forward(lease, connection, lost);
     } catch (err) {
       if (!(err instanceof LeaseLost)) throw err;
-      log.warn(
+      this.o.log.warn(
         'the router lease ran out while waiting on Redis; routing stops until it is taken again',
       );
-    } finally {
-      cancel();
     }
   }
 
