@@ -28,9 +28,10 @@ const driftMs = (ttlMs: number): number => Math.round(DRIFT_FACTOR * ttlMs) + 2;
  * round) all of them are extended in one script run (extendLeases-n.lua); a lease whose value is
  * gone is lost at once, and when extending keeps failing until a lease expires, it is lost too
  * (`onLost` runs), as is one found expired on a round (its extension never answered). A holder
- * that dies (kill -9) stops extending, so another process takes the resource over within one TTL. The holder's own periodic work shares the round (`onRound`), so
- * its commands leave in the same write: a dispatcher holds a lease per shard (16 by default) and
- * the router's, and a timer and a redlock extension each woke it ten times a second.
+ * that dies (kill -9) stops extending, so another process takes the resource over within one
+ * TTL. The holder's own periodic work shares the round (`onRound`), so its commands leave in the
+ * same write: a dispatcher holds a lease per shard (16 by default) and the router's, and a timer
+ * and a redlock extension each woke it ten times a second.
  */
 export class LeaseKeeper {
   private readonly redlock: Redlock;
