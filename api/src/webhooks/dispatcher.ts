@@ -34,6 +34,8 @@ export class WebhookDispatcher implements BusHandler {
   /** When the scheduled poll runs (epoch ms). */
   private pollAt = Number.POSITIVE_INFINITY;
   private polling = false;
+  /** A poll was asked for while one ran: it may have read the due sets too early, so runs again. */
+  private pollAgain = false;
   private stopped = false;
 
   constructor(private readonly ctx: DispatcherContext) {
@@ -142,7 +144,10 @@ export class WebhookDispatcher implements BusHandler {
 
   /** Wakes the apps whose lane head is due, in every owned partition. */
   private async poll(): Promise<void> {
-    if (this.polling) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
     this.polling = true;
     let waiting = true;
     try {
@@ -162,6 +167,10 @@ export class WebhookDispatcher implements BusHandler {
       this.ctx.log.warn({ err }, 'polling retry lanes failed');
     } finally {
       this.polling = false;
+      if (this.pollAgain) {
+        this.pollAgain = false;
+        this.pollWithin(0);
+      }
       this.pollWithin(
         waiting ? this.ctx.pollIntervalMs : Math.max(IDLE_POLL_MS, this.ctx.pollIntervalMs),
       );
