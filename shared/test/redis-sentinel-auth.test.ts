@@ -41,7 +41,9 @@ const endpoint = (passwords: { redis?: string; sentinel?: string }): SentinelEnd
   kind: 'sentinel',
   sentinels: [{ host: '127.0.0.1', port: sentinel.port }],
   name: NAME,
+  username: undefined,
   password: passwords.redis,
+  sentinelUsername: undefined,
   sentinelPassword: passwords.sentinel,
 });
 

@@ -98,10 +98,10 @@ export type RedisEndpoint =
       /** The primary's name in Sentinel. */
       readonly name: string;
       /** The Redis servers' ACL user (the default user when unset) and password. */
-      readonly username?: string;
+      readonly username: string | undefined;
       readonly password: string | undefined;
       /** The sentinels' own ACL user and password. */
-      readonly sentinelUsername?: string;
+      readonly sentinelUsername: string | undefined;
       readonly sentinelPassword: string | undefined;
     };
 
@@ -139,11 +139,9 @@ export function redisEndpoint(config: RedisVariables): RedisEndpoint {
     kind: 'sentinel',
     sentinels,
     name,
-    ...(config.REDIS_USERNAME === undefined ? {} : { username: config.REDIS_USERNAME }),
+    username: config.REDIS_USERNAME,
     password: config.REDIS_PASSWORD,
-    ...(config.REDIS_SENTINEL_USERNAME === undefined
-      ? {}
-      : { sentinelUsername: config.REDIS_SENTINEL_USERNAME }),
+    sentinelUsername: config.REDIS_SENTINEL_USERNAME,
     sentinelPassword: config.REDIS_SENTINEL_PASSWORD,
   };
 }
